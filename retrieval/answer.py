@@ -1,0 +1,327 @@
+"""From a question to an ``Answer``: hybrid retrieval, sentence and quote selection, abstention.
+
+Answers are extractive: every span is a sentence or a quote exactly as stored, with offsets.
+When the best evidence is weak the answer says so and lists the closest passages instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import BadQuestion
+from .models import Answer, AnswerSpan, Citation, Passage, Quote, SearchHit, Sentence
+from .question import MAX_QUESTION_CHARS, Question, parse, with_context
+from .render import render_plain
+from .text import search_tokens
+
+if TYPE_CHECKING:
+    from .library import Library
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Weights and thresholds of ranking and abstention, fitted by ``byline eval``."""
+
+    dense_candidates: int = 64
+    sparse_candidates: int = 32
+    rescored_passages: int = 12
+    bm25_weight: float = 0.25
+    lexical_weight: float = 0.25
+    passage_weight: float = 0.1
+    answer_min_cosine: float = 0.5
+    answer_min_cosine_with_overlap: float = 0.3
+    answer_min_overlap: float = 0.5
+    extra_sentence_margin: float = 0.06
+    max_sentences: int = 2
+    max_quotes: int = 3
+    quote_margin: float = 0.12
+    redundancy: float = 0.85
+
+
+TUNING = Tuning()
+
+
+@dataclass
+class _Scored:
+    sentence: Sentence
+    score: float
+    cosine: float
+    overlap: float
+    vector: np.ndarray
+
+
+def _check(question: str) -> None:
+    if not question.strip():
+        raise BadQuestion("Ask a question, for example: what did Mourinho say about the referee?")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise BadQuestion(
+            f"That question is {len(question):,} characters long; please keep it under {MAX_QUESTION_CHARS:,}."
+        )
+
+
+def _overlap(query_tokens: list[str], rarity: dict[str, float], text: str) -> float:
+    """Share of the question's content words (weighted by rarity) that the text contains."""
+    if not query_tokens:
+        return 0.0
+    present = set(search_tokens(text))
+    total = sum(rarity.get(t, 0.0) for t in set(query_tokens)) or 1.0
+    return sum(rarity.get(t, 0.0) for t in set(query_tokens) if t in present) / total
+
+
+def _rank_passages(library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning) -> list[tuple[int, float]]:
+    """Passage ids with fused scores: best sentence cosine plus normalised BM25."""
+    with library.lock:
+        sentence_ids, cosines = library.dense.search(vector, tuning.dense_candidates)
+        sparse_hits = library.sparse.search(tokens, tuning.sparse_candidates)
+    best_dense: dict[int, float] = {}
+    if len(sentence_ids):
+        passage_of = _passage_of_sentences(library, sentence_ids.tolist())
+        for sentence_id, cosine in zip(sentence_ids.tolist(), cosines.tolist(), strict=True):
+            passage_id = passage_of.get(sentence_id)
+            if passage_id is not None and cosine > best_dense.get(passage_id, -1.0):
+                best_dense[passage_id] = cosine
+    top_bm25 = sparse_hits[0][1] if sparse_hits else 0.0
+    bm25 = {pid: score / top_bm25 for pid, score in sparse_hits} if top_bm25 > 0 else {}
+    floor = min(best_dense.values()) if best_dense else 0.0
+    fused = {
+        pid: best_dense.get(pid, floor) + tuning.bm25_weight * bm25.get(pid, 0.0)
+        for pid in set(best_dense) | set(bm25)
+    }
+    return sorted(fused.items(), key=lambda item: -item[1])
+
+
+def _passage_of_sentences(library: Library, sentence_ids: list[int]) -> dict[int, int]:
+    marks = ",".join("?" * len(sentence_ids))
+    rows = library.store._connect().execute(f"SELECT id, passage_id FROM sentences WHERE id IN ({marks})", sentence_ids)
+    return {row[0]: row[1] for row in rows}
+
+
+def _score_sentences(
+    library: Library, passage_scores: list[tuple[int, float]], vector: np.ndarray, tokens: list[str], tuning: Tuning
+) -> tuple[list[_Scored], dict[int, float]]:
+    candidates = passage_scores[: tuning.rescored_passages]
+    sentences = library.store.sentences_of_passages([pid for pid, _ in candidates])
+    if not sentences:
+        return [], {}
+    with library.lock:
+        vectors = library.dense.vectors([s.id for s in sentences])
+    cosines = vectors @ vector
+    rarity = library.sparse.max_idf(tokens)
+    passage_final = dict(candidates)
+    top = max(passage_final.values())
+    scored = []
+    for sentence, cosine, sentence_vector in zip(sentences, cosines.tolist(), vectors, strict=True):
+        overlap = _overlap(tokens, rarity, sentence.text)
+        passage_bonus = tuning.passage_weight * (passage_final[sentence.passage_id] / top if top > 0 else 0.0)
+        scored.append(_Scored(sentence, cosine + tuning.lexical_weight * overlap + passage_bonus, cosine, overlap, sentence_vector))
+    scored.sort(key=lambda s: -s.score)
+    return scored, passage_final
+
+
+class _Citations:
+    """Citation numbers, decided once here: one per (article, paragraph), in answer order."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+        self.numbers: dict[tuple[int, int], int] = {}
+        self.items: list[Citation] = []
+
+    def number(self, article_id: int, paragraph: int, passage_id: int) -> int:
+        key = (article_id, paragraph)
+        if key not in self.numbers:
+            article = self.library.store.article(article_id)
+            assert article is not None
+            n = len(self.items) + 1
+            self.items.append(
+                Citation(n, article.id, article.title, article.source, article.url, article.published, paragraph, passage_id)
+            )
+            self.numbers[key] = n
+        return self.numbers[key]
+
+
+def _abstain(library: Library, question: Question, vector: np.ndarray, tokens: list[str], tuning: Tuning, message: str = "") -> Answer:
+    hits = _hits(library, _rank_passages(library, vector, tokens, tuning)[:3]) if library.dense.count() else []
+    count = library.store.article_count()
+    answer = Answer(
+        question=question.text,
+        answered=False,
+        spans=[],
+        citations=[],
+        message=message or f"I couldn't find that in the {count} article{'s' if count != 1 else ''} I have.",
+        closest=hits,
+        article_count=count,
+    )
+    answer.text = render_plain(answer)
+    return answer
+
+
+def _hits(library: Library, ranked: Sequence[tuple[int, float]]) -> list[SearchHit]:
+    passages = library.store.passages([pid for pid, _ in ranked])
+    hits = []
+    for n, (pid, score) in enumerate(ranked, start=1):
+        passage = passages.get(pid)
+        if passage is not None:
+            hits.append(SearchHit(passage, library.citation_for(passage, passage.paragraph_first, n), score))
+    return hits
+
+
+def search_passages(library: Library, query: str, k: int = 5) -> list[SearchHit]:
+    """The ``k`` best passages for a query, each with the citation it would get."""
+    _check(query)
+    query = parse(query).text
+    vector = library.embedder.encode_one(query)
+    return _hits(library, _rank_passages(library, vector, search_tokens(query), TUNING)[:k])
+
+
+def answer_question(library: Library, raw_question: str, history: Sequence[str] = (), tuning: Tuning = TUNING) -> Answer:
+    _check(raw_question)
+    question = with_context(parse(raw_question), [h for h in history if h.strip()])
+    if question.kind == "speaker":
+        speakers = match_speakers(library, question.who)
+        if speakers:
+            return _speaker_answer(library, question, speakers, tuning)
+        question = Question(question.text, "general")
+    text = question.search_text
+    tokens = search_tokens(text)
+    vector = library.embedder.encode_one(text)
+    if library.dense.count() == 0:
+        return _abstain(library, question, vector, tokens, tuning, "I have no articles yet: add some with `byline ingest PATH`.")
+    ranked = _rank_passages(library, vector, tokens, tuning)
+    scored, _ = _score_sentences(library, ranked, vector, tokens, tuning)
+    if question.kind == "who_said":
+        scored = [s for s in scored if _quote_speaker(library, s.sentence)] or scored
+    if not scored or not _confident(scored[0], tuning):
+        return _abstain(library, question, vector, tokens, tuning)
+    chosen = [scored[0]]
+    for candidate in scored[1:]:
+        if len(chosen) >= tuning.max_sentences or candidate.score < scored[0].score - tuning.extra_sentence_margin:
+            break
+        if all(float(candidate.vector @ c.vector) < tuning.redundancy for c in chosen) and _confident(candidate, tuning):
+            chosen.append(candidate)
+    citations = _Citations(library)
+    spans = []
+    for item in chosen:
+        s = item.sentence
+        n = citations.number(s.article_id, s.paragraph, s.passage_id)
+        speaker = _quote_speaker(library, s)
+        spans.append(AnswerSpan(s.text, "sentence", speaker, n, s.article_id, s.paragraph, s.start, s.end, round(item.score, 4)))
+    return _finish(library, question, spans, citations)
+
+
+def _confident(item: _Scored, tuning: Tuning) -> bool:
+    return item.cosine >= tuning.answer_min_cosine or (
+        item.cosine >= tuning.answer_min_cosine_with_overlap and item.overlap >= tuning.answer_min_overlap
+    )
+
+
+def _quote_speaker(library: Library, sentence: Sentence) -> str:
+    for quote in library.store.quotes_of_articles([sentence.article_id]):
+        if quote.speaker and quote.start < sentence.end and sentence.start < quote.end:
+            return quote.speaker
+    return ""
+
+
+def _finish(library: Library, question: Question, spans: list[AnswerSpan], citations: _Citations) -> Answer:
+    answer = Answer(
+        question=question.text,
+        answered=True,
+        spans=spans,
+        citations=citations.items,
+        article_count=library.store.article_count(),
+        interpreted_as=_interpretation(question),
+    )
+    answer.text = render_plain(answer)
+    return answer
+
+
+def _interpretation(question: Question) -> str:
+    if question.kind == "speaker":
+        return f"what {question.who} said" + (f" about {question.topic}" if question.topic else "")
+    return ""
+
+
+# -- what someone said ------------------------------------------------------------------------
+
+
+def match_speakers(library: Library, who: str) -> list[str]:
+    """Stored speakers a name in a question refers to ("Mourinho" -> "Jose Mourinho")."""
+    wanted = [w.lower() for w in who.replace("’", "'").split() if w.lower() not in {"the", "mr", "mrs", "ms", "dr", "sir"}]
+    if not wanted:
+        return []
+    matches = []
+    for speaker in library.speakers:
+        parts = [p.lower() for p in speaker.replace("’", "'").split()]
+        if not parts or not speaker[:1].isupper():
+            continue
+        if all(w in parts for w in wanted) or (len(wanted) == 1 and wanted[0] == parts[-1]):
+            matches.append(speaker)
+    return matches
+
+
+def _speaker_answer(library: Library, question: Question, speakers: list[str], tuning: Tuning) -> Answer:
+    quotes = [q for q in library.store.quotes_by_speakers(speakers) if len(q.text.split()) >= 2]
+    topic_tokens = search_tokens(question.topic)
+    sentences = library.store.sentences_of_articles(sorted({q.article_id for q in quotes}))
+    by_article: dict[int, list[Sentence]] = {}
+    for sentence in sentences:
+        by_article.setdefault(sentence.article_id, []).append(sentence)
+    with library.lock:
+        vectors = library.dense.vectors([s.id for s in sentences])
+    vector_of = {s.id: vectors[i] for i, s in enumerate(sentences)}
+    topic_vector = library.embedder.encode_one(question.topic) if question.topic else None
+    rarity = library.sparse.max_idf(topic_tokens)
+
+    ranked: list[tuple[float, Quote, Sentence]] = []
+    for quote in quotes:
+        inside = [s for s in by_article.get(quote.article_id, []) if s.start < quote.end and quote.start < s.end]
+        if not inside:
+            continue
+        if topic_vector is None:
+            best, score = inside[0], (0.0 if quote.partial else 0.2) + min(len(quote.text), 300) / 3000
+        else:
+            sims = [float(vector_of[s.id] @ topic_vector) for s in inside]
+            best = inside[int(np.argmax(sims))]
+            score = max(sims) + tuning.lexical_weight * _overlap(topic_tokens, rarity, quote.text) - (0.1 if quote.partial else 0.0)
+        ranked.append((score, quote, best))
+    ranked.sort(key=lambda item: -item[0])
+    if not ranked:
+        return _abstain(library, question, library.embedder.encode_one(question.text), search_tokens(question.text), tuning)
+
+    on_topic = topic_vector is None or ranked[0][0] >= tuning.answer_min_cosine_with_overlap
+    chosen: list[tuple[float, Quote, Sentence]] = []
+    for item in ranked:
+        if len(chosen) >= tuning.max_quotes or item[0] < ranked[0][0] - tuning.quote_margin:
+            break
+        if any(item[1].group == c[1].group and item[1].article_id == c[1].article_id and item[1].paragraph == c[1].paragraph for c in chosen):
+            continue
+        chosen.append(item)
+    chosen.sort(key=lambda item: (item[1].article_id, item[1].start))
+    citations = _Citations(library)
+    spans = []
+    for score, quote, best in chosen:
+        start, end = _quote_window(quote, best)
+        text = library.store.article(quote.article_id, with_text=True).text[start:end]  # type: ignore[union-attr]
+        n = citations.number(quote.article_id, quote.paragraph, best.passage_id)
+        spans.append(AnswerSpan(text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(score, 4)))
+    answer = _finish(library, question, spans, citations)
+    if not on_topic:
+        answer.message = f"I found nothing from {question.who} about {question.topic}; here is what they said."
+        answer.text = render_plain(answer)
+    return answer
+
+
+def _quote_window(quote: Quote, best: Sentence) -> tuple[int, int]:
+    """The whole quote when it is short, else the best sentence of it (still verbatim)."""
+    if len(quote.text.split()) <= 70:
+        return quote.start, quote.end
+    return max(quote.start, best.start), min(quote.end, best.end)
+
+
+def passages_for(library: Library, answer: Answer) -> list[tuple[Citation, Passage]]:
+    """The cited passages of an answer, for "Show passages"."""
+    passages = library.store.passages([c.passage_id for c in answer.citations])
+    return [(c, passages[c.passage_id]) for c in answer.citations if c.passage_id in passages]

@@ -1,0 +1,111 @@
+"""Dense vector search over sentence embeddings with FAISS.
+
+The index type follows the corpus size, by one rule written here: exact inner-product search
+(Flat) while there are fewer than ``FLAT_LIMIT`` vectors, an IVF index with ``4 * sqrt(n)``
+cells above that. Both keep a direct map so that the vectors of any sentence can be read back
+for exact re-scoring.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from .atomic import write_atomically
+from .embedder import DIMENSION
+
+FLAT_LIMIT = 50_000
+# Retrain an IVF index when the corpus has grown this much past what it was trained on.
+RETRAIN_GROWTH = 4.0
+
+
+def choose_cells(count: int) -> int:
+    """IVF cells for ``count`` vectors, or 0 for a flat index."""
+    return 0 if count < FLAT_LIMIT else int(4 * math.sqrt(count))
+
+
+class DenseIndex:
+    """Sentence vectors searchable by inner product (cosine, as vectors are unit length)."""
+
+    def __init__(self, index: faiss.Index | None = None, trained_for: int = 0) -> None:
+        self.index = index if index is not None else _flat()
+        self.trained_for = trained_for
+
+    @classmethod
+    def build(cls, ids: np.ndarray, vectors: np.ndarray) -> DenseIndex:
+        """A fresh index of the right type for this many vectors."""
+        cells = choose_cells(len(ids))
+        if cells == 0:
+            dense = cls()
+        else:
+            quantizer = faiss.IndexFlatIP(DIMENSION)
+            ivf = faiss.IndexIVFFlat(quantizer, DIMENSION, cells, faiss.METRIC_INNER_PRODUCT)
+            sample = vectors[np.random.default_rng(0).choice(len(vectors), min(len(vectors), cells * 40), replace=False)]
+            ivf.train(sample)
+            ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
+            ivf.nprobe = _nprobe(cells)
+            dense = cls(ivf, trained_for=len(ids))
+        dense.add(ids, vectors)
+        return dense
+
+    @property
+    def kind(self) -> str:
+        return "ivf" if isinstance(self.index, faiss.IndexIVF) else "flat"
+
+    def count(self) -> int:
+        return int(self.index.ntotal)
+
+    def needs_new_type(self) -> bool:
+        """True when the corpus has outgrown this index type (flat too big, IVF undertrained)."""
+        count = self.count()
+        if self.kind == "flat":
+            return choose_cells(count) > 0
+        return count > self.trained_for * RETRAIN_GROWTH
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        if len(ids):
+            self.index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), np.asarray(ids, dtype=np.int64))
+
+    def remove(self, ids: list[int]) -> None:
+        if ids:
+            self.index.remove_ids(np.asarray(ids, dtype=np.int64))
+
+    def search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, scores) of the ``k`` nearest sentences, best first."""
+        if self.count() == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        scores, ids = self.index.search(vector.reshape(1, -1).astype(np.float32), min(k, self.count()))
+        keep = ids[0] >= 0
+        return ids[0][keep], scores[0][keep]
+
+    def vectors(self, ids: list[int]) -> np.ndarray:
+        if not ids:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        return np.asarray(self.index.reconstruct_batch(np.asarray(ids, dtype=np.int64)), dtype=np.float32)
+
+    def save(self, path: Path) -> None:
+        write_atomically(path, lambda temporary: faiss.write_index(self.index, str(temporary)))
+
+    @classmethod
+    def load(cls, path: Path) -> DenseIndex:
+        """Raises ``RuntimeError`` or ``OSError`` when the file is missing or corrupt."""
+        index = faiss.read_index(str(path))
+        if index.d != DIMENSION:
+            raise RuntimeError(f"index has {index.d} dimensions, expected {DIMENSION}")
+        trained_for = 0
+        if isinstance(index, faiss.IndexIVF):
+            # nprobe is a search setting, not part of the file.
+            index.nprobe = _nprobe(index.nlist)
+            trained_for = int(index.ntotal)
+        return cls(index, trained_for=trained_for)
+
+
+def _nprobe(cells: int) -> int:
+    return max(8, cells // 24)
+
+
+def _flat() -> faiss.Index:
+    return faiss.IndexIDMap2(faiss.IndexFlatIP(DIMENSION))

@@ -1,0 +1,317 @@
+"""The library: stored articles plus their search indexes, kept in step.
+
+This is the entry point for using ``retrieval/`` on its own::
+
+    library = Library.open(Path("data"))
+    library.ingest([Path("seeds")])
+    answer = library.ask("what did Mourinho say about the referee?")
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .atomic import write_bytes_atomically
+from .dense import DenseIndex
+from .embedder import Embedder
+from .errors import UnreadableArticle
+from .loader import iter_article_files, read_article_file
+from .models import Answer, ArticleDraft, Citation, Passage, SearchHit
+from .quotes import extract_quotes
+from .segment import build_passages
+from .sparse import SparseIndex
+from .store import PassageRow, QuoteRow, SentenceRow, Store
+from .text import paragraphs, search_tokens
+
+log = logging.getLogger("byline.retrieval")
+
+STORE_FILE = "byline.sqlite3"
+DENSE_FILE = "sentences.faiss"
+SPARSE_FILE = "passages.bm25"
+INDEX_META_FILE = "index.json"
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class IngestReport:
+    """What one ingest did, per file or page, so the user can see what was added and why not."""
+
+    added: list[tuple[str, str]] = field(default_factory=list)
+    replaced: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    article_ids: list[int] = field(default_factory=list)
+    quotes: int = 0
+    paragraphs: int = 0
+
+    def summary(self) -> str:
+        parts = [f"{len(self.added)} added"]
+        if self.replaced:
+            parts.append(f"{len(self.replaced)} updated")
+        if self.unchanged:
+            parts.append(f"{len(self.unchanged)} already stored")
+        if self.failed:
+            parts.append(f"{len(self.failed)} skipped")
+        return ", ".join(parts)
+
+
+@dataclass
+class _Prepared:
+    draft: ArticleDraft
+    content_hash: str
+    replace_id: int | None
+    passages: list[PassageRow]
+    sentence_rows: list[tuple[int, int, int, int]]  # passage index, paragraph, start, end
+    quotes: list[QuoteRow]
+    paragraph_count: int
+
+
+def content_hash(draft: ArticleDraft) -> str:
+    return hashlib.sha256(f"{draft.title}\n{draft.text}".encode()).hexdigest()
+
+
+class Library:
+    """Articles, passages, sentences and quotes in SQLite, searchable through FAISS and BM25."""
+
+    def __init__(self, data_dir: Path, store: Store, embedder: Embedder) -> None:
+        self.data_dir = data_dir
+        self.store = store
+        self.embedder = embedder
+        self.dense = DenseIndex()
+        self.sparse = SparseIndex()
+        # Searches read the indexes while ingest changes them; FAISS and the BM25 dicts are
+        # not safe for that, so both take this lock (held for milliseconds at a time).
+        self.lock = threading.RLock()
+        self.speakers: dict[str, int] = {}
+        self.messages: list[str] = []
+
+    @classmethod
+    def open(cls, data_dir: Path, embedder: Embedder | None = None) -> Library:
+        """Open (or create) a data directory, checking and if needed rebuilding its indexes."""
+        data_dir.mkdir(parents=True, exist_ok=True)
+        library = cls(data_dir, Store(data_dir / STORE_FILE), embedder or Embedder())
+        library._load_indexes()
+        return library
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- index files ---------------------------------------------------------------------
+
+    def _load_indexes(self) -> None:
+        generation = self.store.generation()
+        counts = self.store.counts()
+        meta = self._read_meta()
+        try:
+            dense = DenseIndex.load(self.data_dir / DENSE_FILE)
+            if meta.get("dense_generation") != generation or dense.count() != counts["sentences"]:
+                raise ValueError("out of date")
+            self.dense = dense
+        except (OSError, RuntimeError, ValueError) as error:
+            self._note(f"Vector index {_why(error)}: rebuilt it from the store ({counts['sentences']} sentences).")
+            self._rebuild_dense()
+        try:
+            sparse, sparse_generation = SparseIndex.load(self.data_dir / SPARSE_FILE)
+            if sparse_generation != generation or sparse.count() != counts["passages"]:
+                raise ValueError("out of date")
+            self.sparse = sparse
+        except (OSError, ValueError) as error:
+            self._note(f"Keyword index {_why(error)}: rebuilt it from the store ({counts['passages']} passages).")
+            self._rebuild_sparse()
+        self.speakers = self.store.speakers()
+        if self.messages:
+            self._save_indexes()
+
+    def _note(self, message: str) -> None:
+        if self.store.article_count() == 0:
+            return  # a new data directory: nothing to report
+        log.warning(message)
+        self.messages.append(message)
+
+    def _read_meta(self) -> dict[str, int]:
+        try:
+            meta = json.loads((self.data_dir / INDEX_META_FILE).read_text())
+            return meta if isinstance(meta, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _rebuild_dense(self) -> None:
+        batches = list(self.store.iter_sentence_vectors())
+        if batches:
+            ids = np.concatenate([b[0] for b in batches])
+            vectors = np.concatenate([b[1] for b in batches])
+            self.dense = DenseIndex.build(ids, vectors)
+        else:
+            self.dense = DenseIndex()
+
+    def _rebuild_sparse(self) -> None:
+        self.sparse = SparseIndex()
+        for passage_id, text in self.store.iter_passage_texts():
+            self.sparse.add(passage_id, search_tokens(text))
+
+    def _save_indexes(self) -> None:
+        with self.lock:
+            generation = self.store.generation()
+            self.dense.save(self.data_dir / DENSE_FILE)
+            self.sparse.save(self.data_dir / SPARSE_FILE, generation)
+            meta = {"dense_generation": generation, "dense_kind": self.dense.kind}
+            write_bytes_atomically(self.data_dir / INDEX_META_FILE, json.dumps(meta).encode())
+
+    # -- ingest --------------------------------------------------------------------------
+
+    def ingest(self, paths: Iterable[Path], progress: Progress | None = None) -> IngestReport:
+        """Ingest article files and folders; bad files are reported and skipped."""
+        report = IngestReport()
+        drafts: list[ArticleDraft] = []
+        for path in iter_article_files(paths):
+            try:
+                drafts.append(read_article_file(path))
+            except UnreadableArticle as error:
+                report.failed.append((str(path), str(error)))
+        self.add_drafts(drafts, report, progress)
+        return report
+
+    def add_drafts(
+        self, drafts: Sequence[ArticleDraft], report: IngestReport | None = None, progress: Progress | None = None
+    ) -> IngestReport:
+        """Store articles (idempotently) and update both indexes in place."""
+        report = report or IngestReport()
+        prepared: list[_Prepared] = []
+        seen_hashes: set[str] = set()
+        for draft in drafts:
+            item = self._prepare(draft, report, seen_hashes)
+            if item:
+                prepared.append(item)
+        done = 0
+        # Embed in large batches across articles: the model is the bottleneck of ingest.
+        batch: list[_Prepared] = []
+        batch_sentences = 0
+        for item in prepared:
+            batch.append(item)
+            batch_sentences += len(item.sentence_rows)
+            if batch_sentences >= 512:
+                done = self._store_batch(batch, report, done, len(prepared), progress)
+                batch, batch_sentences = [], 0
+        if batch:
+            self._store_batch(batch, report, done, len(prepared), progress)
+        if prepared:
+            if self.dense.needs_new_type():
+                with self.lock:
+                    self._rebuild_dense()
+            self._save_indexes()
+            self.speakers = self.store.speakers()
+        return report
+
+    def _prepare(self, draft: ArticleDraft, report: IngestReport, seen: set[str]) -> _Prepared | None:
+        digest = content_hash(draft)
+        existing = self.store.find_by_key(draft.key)
+        if (existing and existing[1] == digest) or digest in seen or self.store.find_by_hash(digest) is not None:
+            report.unchanged.append(draft.key)
+            return None
+        seen.add(digest)
+        found_paragraphs = paragraphs(draft.text)
+        if not found_paragraphs:
+            report.failed.append((draft.key, "no paragraphs of text"))
+            return None
+        passages = build_passages(draft.text, found_paragraphs)
+        sentence_rows = [
+            (index, s.paragraph, s.start, s.end) for index, passage in enumerate(passages) for s in passage.sentences
+        ]
+        quotes = [
+            QuoteRow(q.paragraph, q.start, q.end, q.speaker, q.group, q.partial)
+            for q in extract_quotes(draft.text, found_paragraphs)
+        ]
+        return _Prepared(
+            draft,
+            digest,
+            existing[0] if existing else None,
+            [PassageRow(p.paragraph_first, p.paragraph_last, p.start, p.end) for p in passages],
+            sentence_rows,
+            quotes,
+            len(found_paragraphs),
+        )
+
+    def _store_batch(
+        self, batch: list[_Prepared], report: IngestReport, done: int, total: int, progress: Progress | None
+    ) -> int:
+        texts = [item.draft.text[start:end] for item in batch for _, _, start, end in item.sentence_rows]
+        vectors = self.embedder.encode(texts)
+        offset = 0
+        for item in batch:
+            rows = [
+                SentenceRow(passage_index, paragraph, start, end, vectors[offset + i])
+                for i, (passage_index, paragraph, start, end) in enumerate(item.sentence_rows)
+            ]
+            offset += len(rows)
+            self._replace_in_indexes_before(item.replace_id)
+            stored = self.store.put_article(item.draft, item.content_hash, item.passages, rows, item.quotes, item.replace_id)
+            with self.lock:
+                self.dense.add(np.asarray(stored.sentence_ids, dtype=np.int64), np.stack([r.vector for r in rows]) if rows else np.zeros((0, vectors.shape[1]), np.float32))
+                for passage_id, passage in zip(stored.passage_ids, item.passages, strict=True):
+                    self.sparse.add(passage_id, search_tokens(item.draft.text[passage.start : passage.end]))
+            entry = (item.draft.key, item.draft.title)
+            (report.replaced if item.replace_id else report.added).append(entry)
+            report.article_ids.append(stored.article_id)
+            report.quotes += len(item.quotes)
+            report.paragraphs += item.paragraph_count
+            done += 1
+            if progress:
+                progress(done, total)
+        return done
+
+    def _replace_in_indexes_before(self, article_id: int | None) -> None:
+        """Drop an old version's vectors and terms; the store drops its rows in the same step."""
+        if article_id is None:
+            return
+        self.remove_from_indexes(article_id)
+
+    def remove_from_indexes(self, article_id: int) -> None:
+        sentence_ids = self.store.sentence_ids_of_article(article_id)
+        passages = self.store.passage_texts_of_article(article_id)
+        with self.lock:
+            self.dense.remove(sentence_ids)
+            for passage_id, text in passages:
+                self.sparse.remove(passage_id, search_tokens(text))
+
+    def delete_article(self, article_id: int) -> None:
+        self.remove_from_indexes(article_id)
+        self.store.delete_article(article_id)
+        self._save_indexes()
+        self.speakers = self.store.speakers()
+
+    # -- questions -----------------------------------------------------------------------
+
+    def ask(self, question: str, history: Sequence[str] = ()) -> Answer:
+        from .answer import answer_question
+
+        return answer_question(self, question, history)
+
+    def search(self, query: str, k: int = 5) -> list[SearchHit]:
+        from .answer import search_passages
+
+        return search_passages(self, query, k)
+
+    def citation_for(self, passage: Passage, paragraph: int, n: int) -> Citation:
+        article = self.store.article(passage.article_id)
+        assert article is not None
+        return Citation(n, article.id, article.title, article.source, article.url, article.published, paragraph, passage.id)
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "was missing"
+    if str(error) == "out of date":
+        return "was out of date"
+    return "was unreadable"
+
+
+

@@ -1,0 +1,175 @@
+"""Domain objects shared by every part of Byline.
+
+These are plain dataclasses so that the answer structure can be rendered by any adapter and
+serialised to JSON without knowing how it was produced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """A paragraph of an article: its 1-based number and where it lies in the article text."""
+
+    number: int
+    start: int
+    end: int
+
+
+@dataclass
+class ArticleDraft:
+    """An article read from a file or a URL, before it is stored.
+
+    ``text`` is the article body exactly as it will be stored; every offset in Byline points
+    into it. ``key`` identifies the article's origin (a file path or canonical URL) so that a
+    changed version replaces the old one instead of being stored twice.
+    """
+
+    key: str
+    title: str
+    text: str
+    source: str = ""
+    url: str = ""
+    published: str = ""
+    author: str = ""
+
+
+@dataclass(frozen=True)
+class Article:
+    """A stored article."""
+
+    id: int
+    key: str
+    title: str
+    source: str
+    url: str
+    published: str
+    author: str
+    added_at: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A retrieval unit: one or more whole paragraphs, or part of a long paragraph."""
+
+    id: int
+    article_id: int
+    paragraph_first: int
+    paragraph_last: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a passage, with offsets into the article text."""
+
+    id: int
+    article_id: int
+    passage_id: int
+    paragraph: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Quote:
+    """The part of a direct quote that lies in one paragraph.
+
+    A quote that runs on across paragraphs is stored as one ``Quote`` per paragraph sharing a
+    ``group``; ``text`` is the words inside the quote marks, verbatim, and ``start``/``end``
+    are its offsets in the article text.
+    """
+
+    id: int
+    article_id: int
+    paragraph: int
+    start: int
+    end: int
+    text: str
+    speaker: str
+    group: int = 0
+    partial: bool = False
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A numbered source of an answer: one paragraph of one article."""
+
+    n: int
+    article_id: int
+    title: str
+    source: str
+    url: str
+    published: str
+    paragraph: int
+    passage_id: int = 0
+
+
+SpanKind = Literal["quote", "sentence"]
+
+
+@dataclass(frozen=True)
+class AnswerSpan:
+    """One verbatim piece of an answer.
+
+    ``text`` equals ``article.text[start:end]`` of the cited article: answers never contain
+    words that are not in an article (apart from the attribution, which is ``speaker``).
+    """
+
+    text: str
+    kind: SpanKind
+    speaker: str
+    citation: int
+    article_id: int
+    paragraph: int
+    start: int
+    end: int
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A passage found for a query, with the citation it would get in an answer."""
+
+    passage: Passage
+    citation: Citation
+    score: float
+
+
+@dataclass
+class Answer:
+    """The one structured answer type. Adapters render it; they never renumber citations."""
+
+    question: str
+    answered: bool
+    spans: list[AnswerSpan]
+    citations: list[Citation]
+    text: str = ""
+    message: str = ""
+    closest: list[SearchHit] = field(default_factory=list)
+    article_count: int = 0
+    interpreted_as: str = ""
+
+    def citation(self, n: int) -> Citation:
+        return self.citations[n - 1]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["closest"] = [
+            {
+                "passage_id": hit.passage.id,
+                "article_id": hit.passage.article_id,
+                "text": hit.passage.text,
+                "score": hit.score,
+                "citation": asdict(hit.citation),
+            }
+            for hit in self.closest
+        ]
+        return data

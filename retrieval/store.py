@@ -1,0 +1,383 @@
+"""The SQLite store: articles, passages, sentences (with their vectors) and quotes.
+
+The store is the source of truth. FAISS and BM25 files are caches that can always be rebuilt
+from it; ``generation`` goes up in the same transaction as every change, and each index file
+records the generation it reflects, so a stale index is detected at start.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from .models import Article, ArticleDraft, Passage, Quote, Sentence
+
+_MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE articles (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        content_hash TEXT NOT NULL,
+        title TEXT NOT NULL,
+        source TEXT NOT NULL DEFAULT '',
+        url TEXT NOT NULL DEFAULT '',
+        published TEXT NOT NULL DEFAULT '',
+        author TEXT NOT NULL DEFAULT '',
+        added_at TEXT NOT NULL,
+        text TEXT NOT NULL
+    );
+    CREATE INDEX articles_hash ON articles(content_hash);
+    CREATE INDEX articles_added ON articles(added_at);
+    CREATE TABLE passages (
+        id INTEGER PRIMARY KEY,
+        article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        paragraph_first INTEGER NOT NULL,
+        paragraph_last INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        text TEXT NOT NULL
+    );
+    CREATE INDEX passages_article ON passages(article_id);
+    CREATE TABLE sentences (
+        id INTEGER PRIMARY KEY,
+        article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        passage_id INTEGER NOT NULL REFERENCES passages(id) ON DELETE CASCADE,
+        paragraph INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE INDEX sentences_passage ON sentences(passage_id);
+    CREATE INDEX sentences_article ON sentences(article_id);
+    CREATE TABLE quotes (
+        id INTEGER PRIMARY KEY,
+        article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        paragraph INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        grp INTEGER NOT NULL,
+        partial INTEGER NOT NULL
+    );
+    CREATE INDEX quotes_article ON quotes(article_id);
+    CREATE INDEX quotes_speaker ON quotes(speaker);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO meta VALUES ('generation', '0');
+    """,
+]
+
+
+@dataclass(frozen=True)
+class SentenceRow:
+    """A sentence to store, with its embedding."""
+
+    passage_index: int
+    paragraph: int
+    start: int
+    end: int
+    vector: np.ndarray
+
+
+@dataclass(frozen=True)
+class PassageRow:
+    paragraph_first: int
+    paragraph_last: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class QuoteRow:
+    paragraph: int
+    start: int
+    end: int
+    speaker: str
+    group: int
+    partial: bool
+
+
+@dataclass(frozen=True)
+class StoredArticle:
+    """What was written for one article: the ids the indexes need."""
+
+    article_id: int
+    passage_ids: list[int]
+    sentence_ids: list[int]
+    replaced: int | None
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class Store:
+    """One SQLite database; safe to share between threads (each thread gets a connection)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._migrate()
+
+    def _connect(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            connection.row_factory = sqlite3.Row
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA foreign_keys=ON")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            connection.execute("PRAGMA busy_timeout=30000")
+            self._local.connection = connection
+        return connection
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: all of it lands, or (on any error, or a crash) none of it."""
+        connection = self._connect()
+        with self._write_lock:
+            for attempt in range(20):
+                try:
+                    connection.execute("BEGIN IMMEDIATE")
+                    break
+                except sqlite3.OperationalError as error:
+                    # Another process holds the write lock beyond busy_timeout: back off.
+                    if "locked" not in str(error) or attempt == 19:
+                        raise
+                    time.sleep(0.05 * (attempt + 1))
+            try:
+                yield connection
+                connection.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+
+    def _migrate(self) -> None:
+        connection = self._connect()
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        for number, script in enumerate(_MIGRATIONS[version:], start=version + 1):
+            with self._write_lock:
+                connection.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+
+    def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def generation(self) -> int:
+        return int(self._connect().execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+
+    def article_count(self) -> int:
+        return int(self._connect().execute("SELECT count(*) FROM articles").fetchone()[0])
+
+    def find_by_key(self, key: str) -> tuple[int, str] | None:
+        row = self._connect().execute("SELECT id, content_hash FROM articles WHERE key=?", (key,)).fetchone()
+        return (row["id"], row["content_hash"]) if row else None
+
+    def find_by_hash(self, content_hash: str) -> int | None:
+        row = self._connect().execute("SELECT id FROM articles WHERE content_hash=?", (content_hash,)).fetchone()
+        return row["id"] if row else None
+
+    def article(self, article_id: int, with_text: bool = False) -> Article | None:
+        columns = "*" if with_text else "id, key, title, source, url, published, author, added_at"
+        row = self._connect().execute(f"SELECT {columns} FROM articles WHERE id=?", (article_id,)).fetchone()
+        return _article(row) if row else None
+
+    def articles(self, ids: Sequence[int]) -> dict[int, Article]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._connect().execute(
+            f"SELECT id, key, title, source, url, published, author, added_at FROM articles WHERE id IN ({marks})",
+            list(ids),
+        )
+        return {row["id"]: _article(row) for row in rows}
+
+    def list_articles(self, offset: int = 0, limit: int = 10, since: str = "", until: str = "") -> list[Article]:
+        """Articles newest first: by published date when known, else by when they were added."""
+        rows = self._connect().execute(
+            "SELECT id, key, title, source, url, published, author, added_at FROM articles "
+            "WHERE added_at >= ? AND (? = '' OR added_at < ?) "
+            "ORDER BY COALESCE(NULLIF(published, ''), added_at) DESC, id DESC LIMIT ? OFFSET ?",
+            (since, until, until, limit, offset),
+        )
+        return [_article(row) for row in rows]
+
+    def passages(self, ids: Sequence[int]) -> dict[int, Passage]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._connect().execute(f"SELECT * FROM passages WHERE id IN ({marks})", list(ids))
+        return {row["id"]: _passage(row) for row in rows}
+
+    def sentences_of_passages(self, passage_ids: Sequence[int]) -> list[Sentence]:
+        if not passage_ids:
+            return []
+        marks = ",".join("?" * len(passage_ids))
+        rows = self._connect().execute(
+            f"SELECT id, article_id, passage_id, paragraph, start, end, text FROM sentences "
+            f"WHERE passage_id IN ({marks}) ORDER BY id",
+            list(passage_ids),
+        )
+        return [_sentence(row) for row in rows]
+
+    def sentences_of_articles(self, article_ids: Sequence[int]) -> list[Sentence]:
+        if not article_ids:
+            return []
+        marks = ",".join("?" * len(article_ids))
+        rows = self._connect().execute(
+            f"SELECT id, article_id, passage_id, paragraph, start, end, text FROM sentences "
+            f"WHERE article_id IN ({marks}) ORDER BY id",
+            list(article_ids),
+        )
+        return [_sentence(row) for row in rows]
+
+    def quotes_of_articles(self, article_ids: Sequence[int]) -> list[Quote]:
+        if not article_ids:
+            return []
+        marks = ",".join("?" * len(article_ids))
+        rows = self._connect().execute(f"SELECT * FROM quotes WHERE article_id IN ({marks}) ORDER BY id", list(article_ids))
+        return [_quote(row) for row in rows]
+
+    def quotes_by_speakers(self, speakers: Sequence[str]) -> list[Quote]:
+        if not speakers:
+            return []
+        marks = ",".join("?" * len(speakers))
+        rows = self._connect().execute(f"SELECT * FROM quotes WHERE speaker IN ({marks}) ORDER BY id", list(speakers))
+        return [_quote(row) for row in rows]
+
+    def speakers(self) -> dict[str, int]:
+        rows = self._connect().execute("SELECT speaker, count(*) AS n FROM quotes WHERE speaker != '' GROUP BY speaker")
+        return {row["speaker"]: row["n"] for row in rows}
+
+    def iter_sentence_vectors(self, batch: int = 20000) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(ids, vectors) of every stored sentence, in batches, for rebuilding FAISS."""
+        last = 0
+        connection = self._connect()
+        while True:
+            rows = connection.execute("SELECT id, vector FROM sentences WHERE id > ? ORDER BY id LIMIT ?", (last, batch)).fetchall()
+            if not rows:
+                return
+            ids = np.fromiter((row["id"] for row in rows), dtype=np.int64, count=len(rows))
+            vectors = np.frombuffer(b"".join(row["vector"] for row in rows), dtype=np.float16).reshape(len(rows), -1)
+            yield ids, vectors.astype(np.float32)
+            last = int(ids[-1])
+
+    def iter_passage_texts(self) -> Iterator[tuple[int, str]]:
+        for row in self._connect().execute("SELECT id, text FROM passages ORDER BY id"):
+            yield row["id"], row["text"]
+
+    def passage_texts_of_article(self, article_id: int) -> list[tuple[int, str]]:
+        rows = self._connect().execute("SELECT id, text FROM passages WHERE article_id=? ORDER BY id", (article_id,))
+        return [(row["id"], row["text"]) for row in rows]
+
+    def sentence_ids_of_article(self, article_id: int) -> list[int]:
+        rows = self._connect().execute("SELECT id FROM sentences WHERE article_id=?", (article_id,))
+        return [row["id"] for row in rows]
+
+    def counts(self) -> dict[str, int]:
+        connection = self._connect()
+        return {
+            table: int(connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            for table in ("articles", "passages", "sentences", "quotes")
+        }
+
+    # -- writes --------------------------------------------------------------------------
+
+    def put_article(
+        self,
+        draft: ArticleDraft,
+        content_hash: str,
+        passages: Sequence[PassageRow],
+        sentences: Sequence[SentenceRow],
+        quotes: Sequence[QuoteRow],
+        replace_id: int | None,
+    ) -> StoredArticle:
+        """Store an article with everything derived from it, replacing an old version."""
+        with self.transaction() as connection:
+            if replace_id is not None:
+                connection.execute("DELETE FROM articles WHERE id=?", (replace_id,))
+            cursor = connection.execute(
+                "INSERT INTO articles (key, content_hash, title, source, url, published, author, added_at, text) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (draft.key, content_hash, draft.title, draft.source, draft.url, draft.published, draft.author, utc_now(), draft.text),
+            )
+            article_id = int(cursor.lastrowid or 0)
+            passage_ids: list[int] = []
+            for passage in passages:
+                cursor = connection.execute(
+                    "INSERT INTO passages (article_id, paragraph_first, paragraph_last, start, end, text) VALUES (?, ?, ?, ?, ?, ?)",
+                    (article_id, passage.paragraph_first, passage.paragraph_last, passage.start, passage.end, draft.text[passage.start : passage.end]),
+                )
+                passage_ids.append(int(cursor.lastrowid or 0))
+            sentence_ids: list[int] = []
+            for sentence in sentences:
+                cursor = connection.execute(
+                    "INSERT INTO sentences (article_id, passage_id, paragraph, start, end, text, vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        article_id,
+                        passage_ids[sentence.passage_index],
+                        sentence.paragraph,
+                        sentence.start,
+                        sentence.end,
+                        draft.text[sentence.start : sentence.end],
+                        sentence.vector.astype(np.float16).tobytes(),
+                    ),
+                )
+                sentence_ids.append(int(cursor.lastrowid or 0))
+            connection.executemany(
+                "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (article_id, q.paragraph, q.start, q.end, draft.text[q.start : q.end], q.speaker, q.group, int(q.partial))
+                    for q in quotes
+                ],
+            )
+        return StoredArticle(article_id, passage_ids, sentence_ids, replace_id)
+
+    def delete_article(self, article_id: int) -> None:
+        with self.transaction() as connection:
+            connection.execute("DELETE FROM articles WHERE id=?", (article_id,))
+
+
+def _article(row: sqlite3.Row) -> Article:
+    keys = row.keys()
+    return Article(
+        id=row["id"],
+        key=row["key"],
+        title=row["title"],
+        source=row["source"],
+        url=row["url"],
+        published=row["published"],
+        author=row["author"],
+        added_at=row["added_at"],
+        text=row["text"] if "text" in keys else "",
+    )
+
+
+def _passage(row: sqlite3.Row) -> Passage:
+    return Passage(row["id"], row["article_id"], row["paragraph_first"], row["paragraph_last"], row["start"], row["end"], row["text"])
+
+
+def _sentence(row: sqlite3.Row) -> Sentence:
+    return Sentence(row["id"], row["article_id"], row["passage_id"], row["paragraph"], row["start"], row["end"], row["text"])
+
+
+def _quote(row: sqlite3.Row) -> Quote:
+    return Quote(
+        row["id"], row["article_id"], row["paragraph"], row["start"], row["end"], row["text"], row["speaker"], row["grp"], bool(row["partial"])
+    )
