@@ -173,3 +173,28 @@ class Answer:
             for hit in self.closest
         ]
         return data
+
+
+@dataclass
+class DigestStory:
+    """One story of a digest: articles about the same event, with 1-2 verbatim key lines."""
+
+    headline: str
+    articles: list[Article]
+    spans: list[AnswerSpan]
+    lead_citation: int
+
+
+@dataclass
+class Digest:
+    """A briefing of the articles added in a window, grouped by story, with citations."""
+
+    channel: str
+    since: str
+    until: str
+    article_count: int
+    stories: list[DigestStory]
+    citations: list[Citation]
+    header: str = ""
+    text: str = ""
+    late: bool = False

@@ -1,0 +1,63 @@
+"""What the service hands back to an adapter; each adapter has one renderer per kind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from retrieval.models import Answer, Article, Citation, Digest, Passage, SearchHit
+
+
+@dataclass
+class AnswerReply:
+    """A cited answer. ``answer_id`` keys the buttons (passages, feedback) under it."""
+
+    answer: Answer
+    answer_id: str
+    private: bool = False
+
+
+@dataclass
+class SearchReply:
+    query: str
+    hits: list[SearchHit]
+    private: bool = False
+
+
+@dataclass
+class SourcesReply:
+    articles: list[Article]
+    page: int
+    pages: int
+    total: int
+    private: bool = False
+
+
+@dataclass
+class PassagesReply:
+    """The passages an answer cites; ``expired`` when the answer is no longer known."""
+
+    passages: list[tuple[Citation, Passage]] = field(default_factory=list)
+    expired: bool = False
+    private: bool = True
+
+
+@dataclass
+class TextReply:
+    """A short notice: help, usage, an error the user can act on, a rate-limit notice."""
+
+    text: str
+    private: bool = False
+    error: bool = False
+
+
+
+
+@dataclass
+class DigestReply:
+    """A digest to post; ``digest.stories`` is empty when nothing is new."""
+
+    digest: Digest
+    private: bool = False
+
+
+Reply = AnswerReply | SearchReply | SourcesReply | PassagesReply | TextReply | DigestReply

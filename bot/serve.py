@@ -1,0 +1,55 @@
+"""``byline serve``: run every platform adapter configured in the environment.
+
+Each adapter module exposes ``run(service, settings, stop) -> None`` that blocks until ``stop``
+is set (or the adapter fails). With both platforms configured, Slack runs in a thread and
+Discord in the main thread. With no platform token set, serve falls back to the terminal chat
+over the seed articles.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from .config import Settings
+from .service import Service
+from .terminal import chat
+
+log = logging.getLogger("byline.serve")
+
+AdapterRun = Callable[[Service, Settings, threading.Event], None]
+
+
+def _adapters(settings: Settings) -> list[tuple[str, AdapterRun]]:
+    adapters: list[tuple[str, AdapterRun]] = []
+    if settings.slack_enabled:
+        from .slack_app import run as run_slack
+
+        adapters.append(("Slack", run_slack))
+    if settings.discord_enabled:
+        from .discord_app import run as run_discord
+
+        adapters.append(("Discord", run_discord))
+    return adapters
+
+
+def serve(service: Service, settings: Settings) -> int:
+    adapters = _adapters(settings)
+    if not adapters:
+        log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
+        chat(service)
+        return 0
+    stop = threading.Event()
+    threads = []
+    for name, run in adapters[:-1]:
+        thread = threading.Thread(target=run, args=(service, settings, stop), name=f"byline-{name}", daemon=True)
+        thread.start()
+        threads.append(thread)
+    try:
+        adapters[-1][1](service, settings, stop)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=10)
+    return 0

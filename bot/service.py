@@ -1,0 +1,183 @@
+"""The platform-neutral service: every adapter parses its events into calls on this.
+
+Commands are registered by name, so features that arrive later (digests, ingest from chat)
+plug in without touching the adapters.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from retrieval.answer import passages_for
+from retrieval.errors import BylineError
+from retrieval.library import Library
+from retrieval.models import Answer, AnswerSpan, Citation
+
+from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from .state import STATE_FILE, BotState
+
+log = logging.getLogger("byline.service")
+
+SOURCES_PAGE_SIZE = 8
+SEARCH_RESULTS = 5
+
+
+@dataclass(frozen=True)
+class Asker:
+    """Who is asking, and where: enough for permissions, feedback and conversation context."""
+
+    platform: str
+    user_id: str
+    channel_id: str = ""
+    is_admin: bool = False
+    conversation: str = ""
+
+
+@dataclass
+class Command:
+    name: str
+    usage: str
+    summary: str
+    run: Callable[[str, Asker], Reply]
+    admin_only: bool = False
+
+
+@dataclass
+class Service:
+    """Questions, searches, sources, buttons and commands, for any platform."""
+
+    library: Library
+    state: BotState
+    commands: dict[str, Command] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, data_dir: Path, seeds_dir: Path | None = None) -> Service:
+        library = Library.open(data_dir)
+        if seeds_dir is not None and library.store.article_count() == 0 and seeds_dir.is_dir():
+            report = library.ingest([seeds_dir])
+            log.info("Fresh data directory: ingested the seed articles (%s).", report.summary())
+        service = cls(library, BotState(data_dir / STATE_FILE))
+        service._register_builtin()
+        return service
+
+    def close(self) -> None:
+        self.state.close()
+        self.library.close()
+
+    # -- commands ------------------------------------------------------------------------
+
+    def register(self, command: Command) -> None:
+        self.commands[command.name] = command
+
+    def _register_builtin(self) -> None:
+        self.register(Command("ask", "/ask [private] QUESTION", "answer a question with cited quotes and sentences", self._ask_command))
+        self.register(Command("search", "/search QUERY", "the passages that best match a query", self._search_command))
+        self.register(Command("sources", "/sources [PAGE]", "the articles Byline knows, newest first", self._sources_command))
+        self.register(Command("help", "/help", "this help", lambda _, __: self.help()))
+
+    def run_command(self, line: str, asker: Asker) -> Reply:
+        """Run "/name args" (the slash is optional); unknown names get the list of commands."""
+        line = line.strip()
+        name, _, args = line.lstrip("/").partition(" ")
+        name = name.lower()
+        command = self.commands.get(name)
+        if command is None:
+            return TextReply(f"Unknown command `/{name}`. Try one of: {self._command_list()}.", private=True, error=True)
+        if command.admin_only and not asker.is_admin:
+            return TextReply(f"Only Byline admins can use `/{name}`.", private=True, error=True)
+        return command.run(args.strip(), asker)
+
+    def _command_list(self) -> str:
+        return ", ".join(f"/{name}" for name in self.commands)
+
+    def help(self) -> TextReply:
+        lines = ["Byline answers questions about the news articles it has, quoting them exactly and citing the paragraph.", ""]
+        lines += [f"`{c.usage}` — {c.summary}" for c in self.commands.values()]
+        lines += ["", "You can also mention Byline with a question, reply in its thread to follow up, or send it a direct message."]
+        return TextReply("\n".join(lines), private=True)
+
+    def _ask_command(self, args: str, asker: Asker) -> Reply:
+        private = False
+        first, _, rest = args.partition(" ")
+        if first.lower() in {"private", "--private", "-p"}:
+            private, args = True, rest.strip()
+        if not args:
+            return TextReply("Usage: `/ask [private] QUESTION`, e.g. `/ask what did Mourinho say about the referee?`", private=True, error=True)
+        reply = self.ask(args, asker)
+        if isinstance(reply, AnswerReply):
+            reply.private = private
+        return reply
+
+    def _search_command(self, args: str, asker: Asker) -> Reply:
+        if not args:
+            return TextReply("Usage: `/search QUERY`, e.g. `/search Kompany injury`", private=True, error=True)
+        return self.search(args)
+
+    def _sources_command(self, args: str, asker: Asker) -> Reply:
+        page = 1
+        if args:
+            if not args.isdigit() or int(args) < 1:
+                return TextReply("Usage: `/sources [PAGE]`, e.g. `/sources 2`", private=True, error=True)
+            page = int(args)
+        return self.sources(page)
+
+    # -- the work ------------------------------------------------------------------------
+
+    def ask(self, question: str, asker: Asker) -> Reply:
+        """Answer a question; the conversation key gives follow-ups their context."""
+        history = self.state.history(asker.conversation) if asker.conversation else []
+        try:
+            answer = self.library.ask(question, history)
+        except BylineError as error:
+            return TextReply(str(error), private=True, error=True)
+        answer_id = self.state.save_answer(asker.platform, asker.user_id, question, answer.to_json())
+        if asker.conversation:
+            self.state.remember(asker.conversation, question)
+        return AnswerReply(answer, answer_id)
+
+    def search(self, query: str) -> Reply:
+        try:
+            return SearchReply(query, self.library.search(query, SEARCH_RESULTS))
+        except BylineError as error:
+            return TextReply(str(error), private=True, error=True)
+
+    def sources(self, page: int = 1) -> Reply:
+        total = self.library.store.article_count()
+        pages = max(1, math.ceil(total / SOURCES_PAGE_SIZE))
+        page = min(max(1, page), pages)
+        articles = self.library.store.list_articles(offset=(page - 1) * SOURCES_PAGE_SIZE, limit=SOURCES_PAGE_SIZE)
+        return SourcesReply(articles, page, pages, total)
+
+    def passages(self, answer_id: str) -> PassagesReply:
+        """The passages an answer cited, for the "Show passages" button."""
+        stored = self.state.answer(answer_id)
+        if stored is None:
+            return PassagesReply(expired=True)
+        answer = answer_from_json(stored)
+        found = passages_for(self.library, answer)
+        return PassagesReply(found, expired=not found and bool(answer.citations))
+
+    def feedback(self, answer_id: str, asker: Asker, vote: int) -> TextReply:
+        if not self.state.vote(answer_id, asker.platform, asker.user_id, 1 if vote > 0 else -1):
+            return TextReply("That answer has expired, so the vote was not recorded. Ask again to get a fresh one.", private=True)
+        return TextReply("Thanks — your feedback was recorded." if vote > 0 else "Thanks — noted. Your feedback helps Byline improve.", private=True)
+
+
+def answer_from_json(data: dict) -> Answer:
+    """Rebuild an ``Answer`` saved with ``Answer.to_json`` (enough for buttons and renderers)."""
+    return Answer(
+        question=data["question"],
+        answered=data["answered"],
+        spans=[AnswerSpan(**span) for span in data["spans"]],
+        citations=[Citation(**c) for c in data["citations"]],
+        text=data.get("text", ""),
+        message=data.get("message", ""),
+        article_count=data.get("article_count", 0),
+        interpreted_as=data.get("interpreted_as", ""),
+    )
+

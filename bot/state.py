@@ -1,0 +1,130 @@
+"""The bot's own state: answers given (for buttons after a restart), votes, conversations.
+
+Kept in its own SQLite file beside the article store so that ``retrieval/`` stays usable as a
+library without any of the chat side.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from retrieval.store import utc_now
+
+STATE_FILE = "state.sqlite3"
+
+_MIGRATIONS = [
+    """
+    CREATE TABLE answers (
+        id TEXT PRIMARY KEY,
+        platform TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        question TEXT NOT NULL,
+        answer_json TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE feedback (
+        answer_id TEXT NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
+        platform TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        vote INTEGER NOT NULL CHECK (vote IN (-1, 1)),
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (answer_id, platform, user_id)
+    );
+    CREATE TABLE conversations (
+        key TEXT NOT NULL,
+        question TEXT NOT NULL,
+        asked_at TEXT NOT NULL
+    );
+    CREATE INDEX conversations_key ON conversations(key, asked_at);
+    """,
+]
+
+HISTORY_TURNS = 4
+
+
+class BotState:
+    """Answers, feedback and conversation history in SQLite, shared safely between threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        connection = self._connect()
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        for number, script in enumerate(_MIGRATIONS[version:], start=version + 1):
+            connection.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+
+    def _connect(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA foreign_keys=ON")
+            connection.execute("PRAGMA busy_timeout=30000")
+            self._local.connection = connection
+        return connection
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        connection = self._connect()
+        with self._lock:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+
+    def save_answer(self, platform: str, user_id: str, question: str, answer: dict[str, Any]) -> str:
+        answer_id = uuid.uuid4().hex[:16]
+        with self._write() as connection:
+            connection.execute(
+                "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                (answer_id, platform, user_id, question, json.dumps(answer), utc_now()),
+            )
+        return answer_id
+
+    def answer(self, answer_id: str) -> dict[str, Any] | None:
+        row = self._connect().execute("SELECT answer_json FROM answers WHERE id=?", (answer_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def vote(self, answer_id: str, platform: str, user_id: str, vote: int) -> bool:
+        """Record or change a user's vote; False when the answer is unknown."""
+        if self.answer(answer_id) is None:
+            return False
+        with self._write() as connection:
+            connection.execute(
+                "INSERT INTO feedback VALUES (?, ?, ?, ?, ?) ON CONFLICT(answer_id, platform, user_id) "
+                "DO UPDATE SET vote=excluded.vote, updated_at=excluded.updated_at",
+                (answer_id, platform, user_id, vote, utc_now()),
+            )
+        return True
+
+    def votes(self, answer_id: str) -> dict[str, int]:
+        rows = self._connect().execute("SELECT user_id, vote FROM feedback WHERE answer_id=?", (answer_id,))
+        return {row[0]: row[1] for row in rows}
+
+    def history(self, key: str) -> list[str]:
+        rows = self._connect().execute(
+            "SELECT question FROM conversations WHERE key=? ORDER BY asked_at DESC, rowid DESC LIMIT ?", (key, HISTORY_TURNS)
+        ).fetchall()
+        return [row[0] for row in reversed(rows)]
+
+    def remember(self, key: str, question: str) -> None:
+        with self._write() as connection:
+            connection.execute("INSERT INTO conversations VALUES (?, ?, ?)", (key, question, utc_now()))
+
+    def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None

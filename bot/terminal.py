@@ -1,0 +1,64 @@
+"""The terminal: plain-text renderers for every reply, and the interactive chat."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from retrieval.render import citation_line, format_date
+
+from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from .service import Asker, Service
+
+PROMPT = "you> "
+
+
+def render(reply: Reply) -> str:
+    if isinstance(reply, AnswerReply):
+        return reply.answer.text
+    if isinstance(reply, SearchReply):
+        if not reply.hits:
+            return f"No passages match “{reply.query}”."
+        lines = [f"Top passages for “{reply.query}”:"]
+        for hit in reply.hits:
+            lines += ["", f"{' '.join(hit.passage.text.split())}", f"  {citation_line(hit.citation)}"]
+        return "\n".join(lines)
+    if isinstance(reply, SourcesReply):
+        if not reply.total:
+            return "No articles yet. Add some with `byline ingest PATH`."
+        lines = [f"Articles, newest first (page {reply.page} of {reply.pages}, {reply.total} in all):"]
+        for article in reply.articles:
+            details = ", ".join(p for p in (article.source, format_date(article.published)) if p)
+            lines.append(f"- {article.title}" + (f" — {details}" if details else "") + (f" <{article.url}>" if article.url else ""))
+        if reply.page < reply.pages:
+            lines.append(f"More: /sources {reply.page + 1}")
+        return "\n".join(lines)
+    if isinstance(reply, PassagesReply):
+        if reply.expired:
+            return "That answer has expired; ask again."
+        return "\n\n".join(f"{citation_line(c)}\n{p.text}" for c, p in reply.passages)
+    return reply.text
+
+
+def chat(service: Service, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> None:
+    """A chat in the terminal: a line is a question, or a command such as /search or /sources."""
+    asker = Asker("terminal", "local", "terminal", is_admin=True, conversation="terminal")
+    count = service.library.store.article_count()
+    print(f"Byline — {count} article{'s' if count != 1 else ''} loaded. Ask a question, /help for commands, /quit to leave.", file=stdout)
+    while True:
+        if stdin.isatty():
+            print(PROMPT, end="", file=stdout, flush=True)
+        line = stdin.readline()
+        if not line:
+            break
+        line = line.strip()
+        if not line:
+            continue
+        if line.lower() in {"/quit", "/exit", "quit", "exit"}:
+            break
+        reply = service.run_command(line, asker) if line.startswith("/") else service.ask(line, asker)
+        print(render(reply), file=stdout, flush=True)
+        print(file=stdout, flush=True)
+
+
+__all__ = ["chat", "render", "TextReply"]
