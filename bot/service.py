@@ -61,9 +61,10 @@ class Service:
         if seeds_dir is not None and library.store.article_count() == 0 and seeds_dir.is_dir():
             report = library.ingest([seeds_dir])
             log.info("Fresh data directory: ingested the seed articles (%s).", report.summary())
-        service = cls(library, BotState(data_dir / STATE_FILE))
-        service._register_builtin()
-        return service
+        return cls(library, BotState(data_dir / STATE_FILE))
+
+    def __post_init__(self) -> None:
+        self._register_builtin()
 
     def close(self) -> None:
         self.state.close()

@@ -59,6 +59,5 @@ def seed_service(seed_library: Library) -> Iterator[Service]:
     from bot.state import STATE_FILE, BotState
 
     service = Service(seed_library, BotState(seed_library.data_dir / STATE_FILE))
-    service._register_builtin()
     yield service
     service.state.close()
