@@ -1,0 +1,102 @@
+"""Quote attribution against hand labels, and a verbatim check of every extracted quote.
+
+The label file is TSV: ``article`` (path under the BBC folder), ``quote_start`` (the first
+words inside the quote marks, verbatim), ``speaker`` (full name, or a description such as
+"a spokesman for the firm" when the article never names them). A label matches the extracted
+quote segment whose text starts with ``quote_start``.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from retrieval.loader import read_article_file
+from retrieval.quotes import FoundQuote, extract_quotes
+from retrieval.text import paragraphs
+
+
+@dataclass(frozen=True)
+class QuoteLabel:
+    article: str
+    quote_start: str
+    speaker: str
+
+
+@dataclass
+class AttributionTally:
+    labelled: int = 0
+    found: int = 0
+    attributed: int = 0
+    correct: int = 0
+    articles: int = 0
+    quotes_checked: int = 0
+    quotes_verbatim: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.attributed if self.attributed else float("nan")
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.labelled if self.labelled else float("nan")
+
+
+def load_labels(path: Path) -> list[QuoteLabel]:
+    with path.open(newline="") as handle:
+        rows = csv.DictReader((line for line in handle if not line.startswith("#")), delimiter="\t")
+        return [QuoteLabel(r["article"], r["quote_start"], r["speaker"]) for r in rows]
+
+
+def same_person(predicted: str, gold: str) -> bool:
+    """Names match when equal ignoring case and honorifics, or one is the other's surname."""
+    a = [w for w in predicted.lower().replace("’", "'").split() if w not in {"mr", "mrs", "ms", "dr", "sir"}]
+    b = [w for w in gold.lower().replace("’", "'").split() if w not in {"mr", "mrs", "ms", "dr", "sir"}]
+    if not a or not b:
+        return False
+    return a == b or (a[-1] == b[-1] and (len(a) == 1 or len(b) == 1))
+
+
+def article_quotes(path: Path) -> tuple[str, list[FoundQuote]]:
+    draft = read_article_file(path)
+    return draft.text, extract_quotes(draft.text, paragraphs(draft.text))
+
+
+def run_attribution(labels: list[QuoteLabel], bbc: Path) -> AttributionTally:
+    tally = AttributionTally()
+    by_article: dict[str, list[QuoteLabel]] = {}
+    for label in labels:
+        by_article.setdefault(label.article, []).append(label)
+    for article, wanted in by_article.items():
+        text, quotes = article_quotes(bbc / article)
+        tally.articles += 1
+        for quote in quotes:
+            tally.quotes_checked += 1
+            if text[quote.start : quote.end] == quote.text and _inside_marks(text, quote):
+                tally.quotes_verbatim += 1
+            else:
+                tally.errors.append(f"{article}: not verbatim: {quote.text[:40]!r}")
+        for label in wanted:
+            tally.labelled += 1
+            match = next((q for q in quotes if q.text.startswith(label.quote_start)), None)
+            if match is None:
+                tally.errors.append(f"{article}: quote not found: {label.quote_start!r}")
+                continue
+            tally.found += 1
+            if match.speaker:
+                tally.attributed += 1
+                if same_person(match.speaker, label.speaker):
+                    tally.correct += 1
+                else:
+                    tally.errors.append(f"{article}: {label.quote_start[:30]!r} -> {match.speaker!r}, want {label.speaker!r}")
+            else:
+                tally.errors.append(f"{article}: {label.quote_start[:30]!r} unattributed, want {label.speaker!r}")
+    return tally
+
+
+def _inside_marks(text: str, quote: FoundQuote) -> bool:
+    """The quote's words sit inside an opening mark (its own or its run-on's) in the article."""
+    before = text[: quote.start].rstrip()
+    return bool(before) and before[-1] in "\"“"

@@ -1,0 +1,310 @@
+"""Block Kit renderers: one function per reply kind, each returning the Slack messages to send.
+
+Slack checks none of its own limits for us, so they are kept here: a section's text is at
+most 3,000 characters and a message at most 50 blocks. A long answer is split into several
+sections and, when needed, several messages; a split only ever falls between two answer
+spans, so a quote and its ``[n]`` citation marker always stay together. All article and user
+text is escaped (``&``, ``<``, ``>``) so that ``<!channel>`` in an article is shown, never sent
+as a mention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from retrieval.models import Answer, AnswerSpan, Citation, Digest, Passage, SearchHit
+from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, citation_line, format_date, render_plain
+
+from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+
+SECTION_LIMIT = 3000
+BLOCK_LIMIT = 50
+CONTEXT_ELEMENTS = 10
+FALLBACK_LIMIT = 3000
+SEARCH_SNIPPET = 700
+
+ACTION_PASSAGES = "byline_passages"
+ACTION_VOTE_UP = "byline_vote_up"
+ACTION_VOTE_DOWN = "byline_vote_down"
+
+Block = dict[str, Any]
+
+
+@dataclass
+class SlackMessage:
+    """One message to send: the blocks and the notification/fallback ``text``, both escaped."""
+
+    text: str
+    blocks: list[Block] = field(default_factory=list)
+    ephemeral: bool = False
+
+
+def escape(text: str) -> str:
+    """Slack's three control characters, escaped so article text can never become markup."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _link(url: str, label: str) -> str:
+    """``<url|label>`` for http(s) URLs only; the label is escaped, the URL cannot break out."""
+    if not url.startswith(("http://", "https://")):
+        return escape(label)
+    safe_url = escape(url).replace("|", "%7C")
+    return f"<{safe_url}|{escape(label).replace('|', '¦')}>"
+
+
+def _mrkdwn(text: str) -> Block:
+    # verbatim: Slack must not turn bare URLs or channel names in article text into links.
+    return {"type": "mrkdwn", "text": text, "verbatim": True}
+
+
+def section(text: str) -> Block:
+    return {"type": "section", "text": _mrkdwn(text)}
+
+
+def context(lines: list[str]) -> list[Block]:
+    """Context blocks holding ``lines`` (at most 10 elements per block, Slack's rule)."""
+    blocks = []
+    for first in range(0, len(lines), CONTEXT_ELEMENTS):
+        chunk = lines[first : first + CONTEXT_ELEMENTS]
+        blocks.append({"type": "context", "elements": [_mrkdwn(_clip(line, SECTION_LIMIT)) for line in chunk]})
+    return blocks
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0]
+    # Never leave half an escape sequence such as "&am" at the cut.
+    amp = cut.rfind("&")
+    if amp != -1 and ";" not in cut[amp:]:
+        cut = cut[:amp]
+    return cut + "…"
+
+
+def pack_sections(units: list[str], limit: int = SECTION_LIMIT) -> list[Block]:
+    """Sections made of whole units (lines), each section's text at most ``limit`` chars.
+
+    A unit is never split unless it alone is over the limit (a quote of 3,000 characters);
+    then it is cut between words, and its citation marker, which ends the unit, stays whole.
+    """
+    sections: list[str] = []
+    current = ""
+    for unit in units:
+        for piece in _split_unit(unit, limit):
+            candidate = f"{current}\n{piece}" if current else piece
+            if len(candidate) <= limit:
+                current = candidate
+            else:
+                sections.append(current)
+                current = piece
+    if current:
+        sections.append(current)
+    return [section(text) for text in sections]
+
+
+def _split_unit(unit: str, limit: int) -> list[str]:
+    if len(unit) <= limit:
+        return [unit]
+    pieces = []
+    rest = unit
+    while len(rest) > limit:
+        cut = rest.rfind(" ", 0, limit - 2)
+        amp = rest.rfind("&", 0, cut)
+        if amp != -1 and ";" not in rest[amp:cut]:
+            cut = amp
+        if cut <= 0:
+            cut = limit - 2
+        pieces.append(rest[:cut] + " …")
+        rest = "… " + rest[cut:].lstrip()
+    pieces.append(rest)
+    return pieces
+
+
+def split_messages(blocks: list[Block], text: str, ephemeral: bool = False) -> list[SlackMessage]:
+    """Messages of at most 50 blocks; the fallback text goes with the first, "(continued)" after."""
+    if not blocks:
+        return [SlackMessage(text, [], ephemeral)]
+    messages = []
+    for first in range(0, len(blocks), BLOCK_LIMIT):
+        label = text if first == 0 else "(continued)"
+        messages.append(SlackMessage(label, blocks[first : first + BLOCK_LIMIT], ephemeral))
+    return messages
+
+
+def _fallback(plain: str) -> str:
+    return _clip(escape(plain), FALLBACK_LIMIT)
+
+
+# -- answers -------------------------------------------------------------------------------
+
+
+def span_unit(span: AnswerSpan) -> str:
+    """One span as an escaped line: quotes in quote marks, then its ``[n]`` marker."""
+    if span.kind == "quote":
+        return f"{OPEN_QUOTE}{escape(span.text)}{CLOSE_QUOTE} [{span.citation}]"
+    return f"{escape(span.text)} [{span.citation}]"
+
+
+def answer_units(spans: list[AnswerSpan]) -> list[str]:
+    """Escaped lines of an answer body; a speaker's name heads the first of their quotes."""
+    units: list[str] = []
+    speaker: str | None = None
+    for span in spans:
+        if span.kind == "quote":
+            line = span_unit(span)
+            if span.speaker != speaker:
+                line = f"*{escape(span.speaker or 'Unattributed')} said:*\n{line}"
+                speaker = span.speaker
+            units.append(line)
+        else:
+            speaker = None
+            units.append(span_unit(span))
+    return units
+
+
+def citation_mrkdwn(citation: Citation) -> str:
+    """"[1] Headline — Outlet, 11 Dec 2017, ¶12", the headline linked when there is a URL."""
+    details = [part for part in (citation.source, format_date(citation.published)) if part]
+    where = ", ".join([*details, f"¶{citation.paragraph}"])
+    return f"[{citation.n}] {_link(citation.url, citation.title)} — {escape(where)}"
+
+
+def answer_buttons(answer_id: str, with_passages: bool) -> Block:
+    elements: list[Block] = []
+    if with_passages:
+        elements.append(_button("Show passages", ACTION_PASSAGES, answer_id))
+    elements.append(_button("👍", ACTION_VOTE_UP, answer_id))
+    elements.append(_button("👎", ACTION_VOTE_DOWN, answer_id))
+    return {"type": "actions", "block_id": f"byline_answer_{answer_id}", "elements": elements}
+
+
+def _button(label: str, action_id: str, value: str) -> Block:
+    return {"type": "button", "text": {"type": "plain_text", "text": label, "emoji": True}, "action_id": action_id, "value": value}
+
+
+def render_answer(reply: AnswerReply) -> list[SlackMessage]:
+    answer: Answer = reply.answer
+    blocks: list[Block] = []
+    if answer.interpreted_as:
+        blocks += context([f"_Read as:_ {escape(answer.interpreted_as)}"])
+    units = [escape(answer.message)] if answer.message else []
+    units += answer_units(answer.spans)
+    if not answer.answered and answer.closest:
+        units.append("*Closest passages:*")
+        units += [_hit_line(hit) for hit in answer.closest]
+    blocks += pack_sections(units or ["_No answer._"])
+    if answer.citations:
+        blocks += context([citation_mrkdwn(c) for c in answer.citations])
+    if reply.answer_id:
+        blocks.append(answer_buttons(reply.answer_id, bool(answer.citations)))
+    return _keep_tail_together(blocks, _fallback(answer.text or render_plain(answer)), reply.private)
+
+
+def _hit_line(hit: SearchHit) -> str:
+    return f"• {escape(_clip(' '.join(hit.passage.text.split()), SEARCH_SNIPPET))} ({citation_mrkdwn(hit.citation)[4:]})"
+
+
+def _keep_tail_together(blocks: list[Block], text: str, ephemeral: bool) -> list[SlackMessage]:
+    """Split into messages, moving the sources and buttons after a split so they stay together."""
+    tail_start = len(blocks)
+    while tail_start > 0 and blocks[tail_start - 1]["type"] in {"context", "actions"}:
+        tail_start -= 1
+    tail = blocks[tail_start:]
+    body = blocks[:tail_start]
+    if len(blocks) <= BLOCK_LIMIT or len(tail) >= BLOCK_LIMIT:
+        return split_messages(blocks, text, ephemeral)
+    messages = split_messages(body, text, ephemeral)
+    last = messages[-1]
+    if len(last.blocks) + len(tail) <= BLOCK_LIMIT:
+        last.blocks.extend(tail)
+    else:
+        messages.append(SlackMessage("(continued)", tail, ephemeral))
+    return messages
+
+
+# -- the other replies ---------------------------------------------------------------------
+
+
+def render_search(reply: SearchReply) -> list[SlackMessage]:
+    if not reply.hits:
+        text = f"No passages match “{escape(reply.query)}”."
+        return [SlackMessage(text, [section(text)], reply.private)]
+    blocks: list[Block] = [section(f"*Top passages for “{escape(reply.query)}”*")]
+    for hit in reply.hits:
+        blocks += pack_sections([escape(_clip(" ".join(hit.passage.text.split()), SECTION_LIMIT))])
+        blocks += context([citation_mrkdwn(hit.citation)])
+    return split_messages(blocks, f"Top passages for “{escape(reply.query)}”", reply.private)
+
+
+def render_sources(reply: SourcesReply) -> list[SlackMessage]:
+    if not reply.total:
+        text = "No articles yet. Add some with `byline ingest PATH`."
+        return [SlackMessage(text, [section(text)], reply.private)]
+    heading = f"*Articles, newest first* (page {reply.page} of {reply.pages}, {reply.total} in all)"
+    lines = []
+    for article in reply.articles:
+        details = ", ".join(escape(p) for p in (article.source, format_date(article.published)) if p)
+        lines.append(f"• {_link(article.url, article.title)}" + (f" — {details}" if details else ""))
+    blocks = [section(heading), *pack_sections(lines)]
+    if reply.page < reply.pages:
+        blocks += context([f"More: `/sources {reply.page + 1}`"])
+    return split_messages(blocks, f"Articles Byline knows (page {reply.page} of {reply.pages})", reply.private)
+
+
+def render_passages(reply: PassagesReply) -> list[SlackMessage]:
+    if reply.expired or not reply.passages:
+        text = "That answer has expired; ask again." if reply.expired else "That answer cites no passages."
+        return [SlackMessage(text, [section(text)], True)]
+    blocks: list[Block] = []
+    for citation, passage in reply.passages:
+        blocks += context([citation_mrkdwn(citation)])
+        blocks += pack_sections(_passage_units(passage))
+    return split_messages(blocks, "The passages this answer cites", reply.private)
+
+
+def _passage_units(passage: Passage) -> list[str]:
+    return [escape(paragraph) for paragraph in passage.text.split("\n") if paragraph.strip()]
+
+
+def render_text(reply: TextReply) -> list[SlackMessage]:
+    text = escape(reply.text)
+    prefix = "⚠️ " if reply.error else ""
+    return split_messages(pack_sections([prefix + line for line in text.split("\n\n")]), _fallback(reply.text), reply.private)
+
+
+def render_digest(reply: DigestReply) -> list[SlackMessage]:
+    digest: Digest = reply.digest
+    since, until = format_date(digest.since), format_date(digest.until)
+    header = digest.header or f"Byline digest: {since} – {until}"
+    blocks: list[Block] = [section(f"*{escape(header)}*")]
+    if digest.late:
+        blocks += context(["_This digest is late: Byline was offline at its scheduled time._"])
+    if not digest.stories:
+        blocks.append(section(f"Nothing new since {escape(since)}."))
+        return split_messages(blocks, _fallback(digest.text or header), reply.private)
+    for story in digest.stories:
+        units = [f"*{escape(story.headline)}*", *answer_units(story.spans)]
+        blocks += pack_sections(units)
+        outlets = sorted({a.source for a in story.articles if a.source})
+        count = len(story.articles)
+        note = f"{count} article{'s' if count != 1 else ''}" + (f" — {escape(', '.join(outlets))}" if outlets else "")
+        blocks += context([note])
+    if digest.citations:
+        blocks += context([citation_mrkdwn(c) for c in digest.citations])
+    return _keep_tail_together(blocks, _fallback(digest.text or header), reply.private)
+
+
+def render(reply: Reply) -> list[SlackMessage]:
+    """The Slack messages for any reply the service hands back."""
+    if isinstance(reply, AnswerReply):
+        return render_answer(reply)
+    if isinstance(reply, SearchReply):
+        return render_search(reply)
+    if isinstance(reply, SourcesReply):
+        return render_sources(reply)
+    if isinstance(reply, PassagesReply):
+        return render_passages(reply)
+    if isinstance(reply, DigestReply):
+        return render_digest(reply)
+    return render_text(reply)
