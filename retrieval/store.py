@@ -74,6 +74,38 @@ _MIGRATIONS: list[str] = [
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     INSERT INTO meta VALUES ('generation', '0');
     """,
+    # 2: feed subscriptions, the items seen in them, and validators of fetched pages.
+    """
+    CREATE TABLE feeds (
+        id INTEGER PRIMARY KEY,
+        url TEXT NOT NULL UNIQUE,
+        title TEXT NOT NULL DEFAULT '',
+        added_at TEXT NOT NULL,
+        etag TEXT NOT NULL DEFAULT '',
+        last_modified TEXT NOT NULL DEFAULT '',
+        last_fetch TEXT NOT NULL DEFAULT '',
+        last_success TEXT NOT NULL DEFAULT '',
+        last_error TEXT NOT NULL DEFAULT '',
+        failures INTEGER NOT NULL DEFAULT 0,
+        articles_added INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE feed_items (
+        feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+        guid TEXT NOT NULL,
+        link TEXT NOT NULL DEFAULT '',
+        updated TEXT NOT NULL DEFAULT '',
+        article_key TEXT NOT NULL DEFAULT '',
+        seen_at TEXT NOT NULL,
+        PRIMARY KEY (feed_id, guid)
+    );
+    CREATE TABLE web_pages (
+        url TEXT PRIMARY KEY,
+        article_key TEXT NOT NULL DEFAULT '',
+        etag TEXT NOT NULL DEFAULT '',
+        last_modified TEXT NOT NULL DEFAULT '',
+        fetched_at TEXT NOT NULL
+    );
+    """,
 ]
 
 

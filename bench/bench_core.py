@@ -1,0 +1,206 @@
+"""Core benchmark: warm `ask` latency at ~100k passages, ingest throughput, memory per passage.
+
+    .venv/bin/python bench/bench_core.py --bbc ../shared/data/bbc-news --passages 100000
+
+* Ingest throughput: a sample of BBC articles is ingested into a fresh data directory, and the
+  raw ``SentenceTransformer.encode`` rate on exactly the sentences that ingest embeds is
+  measured in the same run (encode, ingest, encode; the ratio uses the median encode time).
+* Scale: the whole BBC corpus is ingested for real, then replicated with shuffled paragraphs
+  ("copy k" of each article) until the store holds the requested number of passages. Replica
+  sentences are the same texts as the originals, so their embeddings are looked up instead of
+  recomputed (the model would spend ~10 minutes re-deriving identical vectors); everything else
+  (segmenting, quotes, SQLite, FAISS, BM25) runs the real ingest path.
+* Latency: questions are asked from the warm process, each several times; p50/p95 include the
+  query embedding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from retrieval.embedder import Embedder  # noqa: E402
+from retrieval.library import Library  # noqa: E402
+from retrieval.loader import iter_article_files, read_article_file  # noqa: E402
+from retrieval.models import ArticleDraft  # noqa: E402
+from retrieval.segment import build_passages  # noqa: E402
+from retrieval.text import paragraphs  # noqa: E402
+
+QUESTIONS = [
+    "what did Tony Blair say about the election?",
+    "What did Gordon Brown say about the economy?",
+    "how much did Yukos pay in back taxes?",
+    "who won the best film award at the Oscars?",
+    "what did the Bank of England do with interest rates?",
+    "which mobile phone company reported record profits?",
+    "what did Michael Howard say about immigration?",
+    "what is the price of oil?",
+    "who said the plans were desperate?",
+    "how many people downloaded music illegally?",
+    "what happened to the dollar against the euro?",
+    "what did Microsoft announce about security?",
+]
+
+
+class CachedEmbedder(Embedder):
+    """The real model, plus a cache so replicated (identical) sentences are not re-encoded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cache: dict[str, np.ndarray] = {}
+        self.record = True
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            for text, vector in zip(missing, super().encode(missing), strict=True):
+                self.cache[text] = vector
+        return np.stack([self.cache[t] for t in texts]) if texts else super().encode([])
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def sentence_texts(drafts: list[ArticleDraft]) -> list[str]:
+    texts = []
+    for draft in drafts:
+        for passage in build_passages(draft.text, paragraphs(draft.text)):
+            texts.extend(draft.text[s.start : s.end] for s in passage.sentences)
+    return texts
+
+
+def bench_ingest(drafts: list[ArticleDraft], workdir: Path) -> dict[str, float]:
+    embedder = Embedder()
+    texts = sentence_texts(drafts)
+    embedder.encode(texts[:64])  # warm the model
+    encode_times = []
+    ingest_time = 0.0
+    for round_number in range(2):
+        started = time.perf_counter()
+        embedder.encode(texts)
+        encode_times.append(time.perf_counter() - started)
+        if round_number == 0:
+            library = Library.open(workdir / "ingest", embedder)
+            started = time.perf_counter()
+            library.add_drafts(drafts)
+            ingest_time = time.perf_counter() - started
+            library.close()
+    encode_rate = len(texts) / statistics.median(encode_times)
+    ingest_rate = len(texts) / ingest_time
+    return {
+        "articles": len(drafts),
+        "sentences": len(texts),
+        "encode_rate": encode_rate,
+        "ingest_rate": ingest_rate,
+        "ratio": ingest_rate / encode_rate,
+    }
+
+
+def replicate(drafts: list[ArticleDraft], copy: int, rng: random.Random) -> list[ArticleDraft]:
+    replicas = []
+    for draft in drafts:
+        parts = [draft.text[p.start : p.end] for p in paragraphs(draft.text)]
+        rng.shuffle(parts)
+        replicas.append(
+            ArticleDraft(key=f"{draft.key}#copy{copy}", title=f"{draft.title} (copy {copy})", text="\n\n".join(parts))
+        )
+    return replicas
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bbc", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news")
+    parser.add_argument("--passages", type=int, default=100_000)
+    parser.add_argument("--ingest-sample", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    if not args.bbc.is_dir():
+        print(f"skipped: no BBC corpus at {args.bbc}")
+        return 0
+    drafts = [read_article_file(path) for path in iter_article_files([args.bbc])]
+    workdir = Path(tempfile.mkdtemp(prefix="byline-bench-"))
+    try:
+        sample = random.Random(1).sample(drafts, min(args.ingest_sample, len(drafts)))
+        ingest = bench_ingest(sample, workdir)
+        print(
+            f"ingest: {ingest['articles']} articles, {ingest['sentences']} sentences: "
+            f"raw encode {ingest['encode_rate']:.0f} sentences/s, ingest {ingest['ingest_rate']:.0f} sentences/s "
+            f"= {ingest['ratio']:.0%} of raw encode"
+        )
+
+        embedder = CachedEmbedder()
+        rss_before = rss_mb()
+        library = Library.open(workdir / "scale", embedder)
+        started = time.perf_counter()
+        library.add_drafts(drafts)
+        print(f"scale: BBC corpus ingested for real in {time.perf_counter() - started:.0f} s ({library.sparse.count()} passages)")
+        rng = random.Random(7)
+        copy = 1
+        while library.sparse.count() < args.passages:
+            library.add_drafts(replicate(drafts, copy, rng))
+            copy += 1
+        counts = library.store.counts()
+        data_bytes = sum(f.stat().st_size for f in (workdir / "scale").iterdir() if f.is_file())
+        library.close()
+        embedder.cache.clear()
+        plain = Embedder()  # no cache: every ask pays for its query embedding
+        plain._model = embedder.model
+
+        # Reopen as a fresh, warm process would: index files loaded from disk, model warm.
+        rss_open = rss_mb()
+        library = Library.open(workdir / "scale", plain)
+        rss_loaded = rss_mb()
+        for question in QUESTIONS[:3]:
+            library.ask(question)
+        latencies = []
+        for _ in range(args.repeats):
+            for question in QUESTIONS:
+                started = time.perf_counter()
+                library.ask(question)
+                latencies.append((time.perf_counter() - started) * 1000)
+        embed_times = []
+        for question in QUESTIONS:
+            started = time.perf_counter()
+            plain.encode([question])
+            embed_times.append((time.perf_counter() - started) * 1000)
+        print(
+            f"scale: {counts['passages']} passages, {counts['sentences']} sentences, {counts['quotes']} quotes, "
+            f"index {library.dense.kind}"
+        )
+        print(
+            f"ask: p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms over "
+            f"{len(latencies)} asks (query embedding alone: p50 {statistics.median(embed_times):.1f} ms)"
+        )
+        print(
+            f"memory: {(rss_loaded - rss_open) * 1024 / counts['passages']:.1f} KB RSS per passage once loaded "
+            f"({rss_loaded:.0f} MB process, {rss_before:.0f} MB before building), "
+            f"{data_bytes / counts['passages'] / 1024:.1f} KB on disk per passage"
+        )
+        library.close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
