@@ -50,13 +50,23 @@ def load_labels(path: Path) -> list[QuoteLabel]:
         return [QuoteLabel(r["article"], r["quote_start"], r["speaker"]) for r in rows]
 
 
+_TITLES = frozenset("mr mrs ms miss dr sir lord lady dame rev reverend prof professor a an the one".split())
+
+
+def _name_words(name: str) -> list[str]:
+    return [w for w in name.lower().replace("’", "'").replace(".", "").split() if w not in _TITLES]
+
+
 def same_person(predicted: str, gold: str) -> bool:
-    """Names match when equal ignoring case and honorifics, or one is the other's surname."""
-    a = [w for w in predicted.lower().replace("’", "'").split() if w not in {"mr", "mrs", "ms", "dr", "sir"}]
-    b = [w for w in gold.lower().replace("’", "'").split() if w not in {"mr", "mrs", "ms", "dr", "sir"}]
-    if not a or not b:
+    """Same surname (last word), and one name's words contain the other's, titles ignored.
+
+    "Writer Tony Cowell" matches "Tony Cowell" and "Mr Panke" matches "Helmut Panke";
+    "Simon Cowell" does not match "Tony Cowell".
+    """
+    a, b = _name_words(predicted), _name_words(gold)
+    if not a or not b or a[-1] != b[-1]:
         return False
-    return a == b or (a[-1] == b[-1] and (len(a) == 1 or len(b) == 1))
+    return set(a) <= set(b) or set(b) <= set(a)
 
 
 def article_quotes(path: Path) -> tuple[str, list[FoundQuote]]:

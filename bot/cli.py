@@ -10,6 +10,8 @@ from pathlib import Path
 
 from retrieval.errors import BylineError
 
+from . import cli_digest
+from .cli_feeds import add_feeds_parser, run_feeds, run_ingest
 from .config import Settings, load_environment
 from .logs import configure_logging
 from .replies import AnswerReply, TextReply
@@ -22,7 +24,7 @@ log = logging.getLogger("byline")
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="byline", description="Cited answers about news articles, in chat.")
     commands = parser.add_subparsers(dest="command")
-    ingest = commands.add_parser("ingest", help="add article files or folders (.txt, .md, .html)")
+    ingest = commands.add_parser("ingest", help="add article files or folders (.txt, .md, .html) or https:// URLs")
     ingest.add_argument("paths", nargs="+")
     ask = commands.add_parser("ask", help="answer one question")
     ask.add_argument("question")
@@ -31,8 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("query")
     sources = commands.add_parser("sources", help="list the stored articles, newest first")
     sources.add_argument("page", nargs="?", type=int, default=1)
+    cli_digest.add_subparser(commands)
     commands.add_parser("chat", help="chat in the terminal")
     commands.add_parser("serve", help="run on the platforms configured in the environment (or the terminal)")
+    add_feeds_parser(commands)
     return parser
 
 
@@ -64,7 +68,9 @@ def _open(settings: Settings, with_seeds: bool) -> Service:
 
 def _run(command: str, args: argparse.Namespace, settings: Settings) -> int:
     if command == "ingest":
-        return _ingest(settings, [Path(p) for p in args.paths])
+        return run_ingest(settings, args.paths, _ingest)
+    if command == "feeds":
+        return run_feeds(args, settings)
     service = _open(settings, with_seeds=command in {"ask", "chat", "serve"})
     try:
         if command == "ask":
@@ -82,6 +88,8 @@ def _run(command: str, args: argparse.Namespace, settings: Settings) -> int:
         if command == "sources":
             print(render(service.sources(args.page)))
             return 0
+        if command == "digest":
+            return cli_digest.run(service, args)
         if command == "chat":
             chat(service)
             return 0

@@ -18,6 +18,7 @@ from retrieval.errors import BylineError
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Citation
 
+from .limits import LimitSettings, QueueFull, RateLimiter, RetrievalPool, retry_phrase
 from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 from .state import STATE_FILE, BotState
 
@@ -53,20 +54,24 @@ class Service:
 
     library: Library
     state: BotState
+    limits: LimitSettings = field(default_factory=LimitSettings)
     commands: dict[str, Command] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, data_dir: Path, seeds_dir: Path | None = None) -> Service:
+    def open(cls, data_dir: Path, seeds_dir: Path | None = None, limits: LimitSettings | None = None) -> Service:
         library = Library.open(data_dir)
         if seeds_dir is not None and library.store.article_count() == 0 and seeds_dir.is_dir():
             report = library.ingest([seeds_dir])
             log.info("Fresh data directory: ingested the seed articles (%s).", report.summary())
-        return cls(library, BotState(data_dir / STATE_FILE))
+        return cls(library, BotState(data_dir / STATE_FILE), limits or LimitSettings())
 
     def __post_init__(self) -> None:
+        self.rate_limiter = RateLimiter(self.limits)
+        self.pool = RetrievalPool(self.limits.workers, self.limits.queue_limit)
         self._register_builtin()
 
     def close(self) -> None:
+        self.pool.shutdown()
         self.state.close()
         self.library.close()
 
@@ -129,11 +134,20 @@ class Service:
 
     # -- the work ------------------------------------------------------------------------
 
-    def ask(self, question: str, asker: Asker) -> Reply:
-        """Answer a question; the conversation key gives follow-ups their context."""
+    def ask(self, question: str, asker: Asker, on_queued: Callable[[int], None] | None = None) -> Reply:
+        """Answer a question; the conversation key gives follow-ups their context.
+
+        Rate limits apply per user and per channel; retrieval runs in the bounded pool, and
+        ``on_queued(n)`` is called when n questions are ahead of this one.
+        """
+        wait = self.rate_limiter.check(f"{asker.platform}:{asker.user_id}", f"{asker.platform}:{asker.channel_id}")
+        if wait:
+            return TextReply(f"You're asking fast — try again in {retry_phrase(wait)}.", private=True, error=True)
         history = self.state.history(asker.conversation) if asker.conversation else []
         try:
-            answer = self.library.ask(question, history)
+            answer = self.pool.run(lambda: self.library.ask(question, history), on_queued)
+        except QueueFull:
+            return TextReply("Byline is very busy right now — please try again in a minute.", private=True, error=True)
         except BylineError as error:
             return TextReply(str(error), private=True, error=True)
         answer_id = self.state.save_answer(asker.platform, asker.user_id, question, answer.to_json())
@@ -143,7 +157,9 @@ class Service:
 
     def search(self, query: str) -> Reply:
         try:
-            return SearchReply(query, self.library.search(query, SEARCH_RESULTS))
+            return SearchReply(query, self.pool.run(lambda: self.library.search(query, SEARCH_RESULTS)))
+        except QueueFull:
+            return TextReply("Byline is very busy right now — please try again in a minute.", private=True, error=True)
         except BylineError as error:
             return TextReply(str(error), private=True, error=True)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval.models import Answer, AnswerSpan, Citation, Digest, Passage, SearchHit
-from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, citation_line, format_date, render_plain
+from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, format_date, render_plain
 
 from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 
@@ -49,7 +49,8 @@ def _link(url: str, label: str) -> str:
     """``<url|label>`` for http(s) URLs only; the label is escaped, the URL cannot break out."""
     if not url.startswith(("http://", "https://")):
         return escape(label)
-    safe_url = escape(url).replace("|", "%7C")
+    # Percent-encoding keeps the URL working while making ">" and "|" unable to end the link.
+    safe_url = url.replace("<", "%3C").replace(">", "%3E").replace("|", "%7C").replace("&", "&amp;")
     return f"<{safe_url}|{escape(label).replace('|', '¦')}>"
 
 
@@ -164,7 +165,7 @@ def answer_units(spans: list[AnswerSpan]) -> list[str]:
 
 
 def citation_mrkdwn(citation: Citation) -> str:
-    """"[1] Headline — Outlet, 11 Dec 2017, ¶12", the headline linked when there is a URL."""
+    """A citation line ("[1] Headline — Outlet, 11 Dec 2017, ¶12"), the headline linked when it has a URL."""
     details = [part for part in (citation.source, format_date(citation.published)) if part]
     where = ", ".join([*details, f"¶{citation.paragraph}"])
     return f"[{citation.n}] {_link(citation.url, citation.title)} — {escape(where)}"
@@ -180,7 +181,12 @@ def answer_buttons(answer_id: str, with_passages: bool) -> Block:
 
 
 def _button(label: str, action_id: str, value: str) -> Block:
-    return {"type": "button", "text": {"type": "plain_text", "text": label, "emoji": True}, "action_id": action_id, "value": value}
+    return {
+        "type": "button",
+        "text": {"type": "plain_text", "text": label, "emoji": True},
+        "action_id": action_id,
+        "value": value,
+    }
 
 
 def render_answer(reply: AnswerReply) -> list[SlackMessage]:
@@ -202,7 +208,9 @@ def render_answer(reply: AnswerReply) -> list[SlackMessage]:
 
 
 def _hit_line(hit: SearchHit) -> str:
-    return f"• {escape(_clip(' '.join(hit.passage.text.split()), SEARCH_SNIPPET))} ({citation_mrkdwn(hit.citation)[4:]})"
+    return (
+        f"• {escape(_clip(' '.join(hit.passage.text.split()), SEARCH_SNIPPET))} ({citation_mrkdwn(hit.citation)[4:]})"
+    )
 
 
 def _keep_tail_together(blocks: list[Block], text: str, ephemeral: bool) -> list[SlackMessage]:
@@ -270,7 +278,9 @@ def _passage_units(passage: Passage) -> list[str]:
 def render_text(reply: TextReply) -> list[SlackMessage]:
     text = escape(reply.text)
     prefix = "⚠️ " if reply.error else ""
-    return split_messages(pack_sections([prefix + line for line in text.split("\n\n")]), _fallback(reply.text), reply.private)
+    return split_messages(
+        pack_sections([prefix + line for line in text.split("\n\n")]), _fallback(reply.text), reply.private
+    )
 
 
 def render_digest(reply: DigestReply) -> list[SlackMessage]:

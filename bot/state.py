@@ -44,6 +44,37 @@ _MIGRATIONS = [
     );
     CREATE INDEX conversations_key ON conversations(key, asked_at);
     """,
+    # Digests (bot/digest_store.py): one subscription per channel, and every run, so that a
+    # restart neither loses nor repeats a scheduled digest.
+    """
+    CREATE TABLE digest_subscriptions (
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        schedule TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        always INTEGER NOT NULL DEFAULT 0,
+        created_by TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (platform, channel_id)
+    );
+    CREATE TABLE digest_runs (
+        id INTEGER PRIMARY KEY,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('scheduled', 'on_demand')),
+        due_at TEXT NOT NULL,
+        since TEXT NOT NULL,
+        until TEXT NOT NULL,
+        status TEXT NOT NULL,
+        late INTEGER NOT NULL DEFAULT 0,
+        article_count INTEGER NOT NULL DEFAULT 0,
+        error TEXT NOT NULL DEFAULT '',
+        started_at TEXT NOT NULL,
+        finished_at TEXT NOT NULL DEFAULT ''
+    );
+    CREATE UNIQUE INDEX digest_runs_due ON digest_runs(platform, channel_id, due_at) WHERE kind = 'scheduled';
+    CREATE INDEX digest_runs_channel ON digest_runs(platform, channel_id, id);
+    """,
 ]
 
 HISTORY_TURNS = 4

@@ -87,7 +87,10 @@ class DenseIndex:
         return np.asarray(self.index.reconstruct_batch(np.asarray(ids, dtype=np.int64)), dtype=np.float32)
 
     def save(self, path: Path) -> None:
-        write_atomically(path, lambda temporary: faiss.write_index(self.index, str(temporary)))
+        # Serialise in memory and write with Python, so a full disk raises OSError (FAISS's
+        # own writer reports it as a generic RuntimeError).
+        data = faiss.serialize_index(self.index).tobytes()
+        write_atomically(path, lambda temporary: temporary.write_bytes(data))
 
     @classmethod
     def load(cls, path: Path) -> DenseIndex:

@@ -26,9 +26,10 @@ from .render import CLOSE_QUOTE, OPEN_QUOTE, citation_line, format_date
 from .text import search_tokens
 
 # Similarity of two article groups above which they are one story. Calibrated on BBC News
-# articles with all-MiniLM-L6-v2: follow-ups of one event score 0.75-0.9, different events in
-# the same section 0.4-0.65.
-SAME_STORY = 0.72
+# articles with all-MiniLM-L6-v2: follow-ups of one running story (the Yukos auction and its
+# court cases) score 0.88-1.1, different events in one section 0.3-0.7 (two Patricia Hewitt
+# speeches on women and work: 0.69).
+SAME_STORY = 0.8
 # Shared title words are strong evidence of one story ("Yukos ..."), weak on their own.
 TITLE_WEIGHT = 0.25
 MAX_ARTICLES = 500
@@ -38,6 +39,8 @@ KEY_SENTENCES = 2
 MIN_SENTENCE, MAX_SENTENCE = 40, 320
 MIN_QUOTE, MAX_QUOTE = 25, 280
 _PRONOUNS = {"he", "she", "they", "it", "we", "i"}
+# A key line read on its own must not lean on a sentence that is not shown.
+_LEANING = re.compile(r"^(?:He|She|They|It|This|That|These|Those|But|And|However|Also|His|Her|Their)\b")
 
 
 def added_at_text(moment: datetime) -> str:
@@ -50,7 +53,7 @@ def parse_added_at(value: str) -> datetime:
 
 
 def window_label(since: datetime, now: datetime, zone: tzinfo = UTC) -> str:
-    """"Mon 1 Dec, 09:00" in the channel's timezone; the year only when it is not this year's."""
+    """ "Mon 1 Dec, 09:00" in the channel's timezone; the year only when it is not this year's."""
     local = since.astimezone(zone)
     year = f" {local.year}" if local.year != now.astimezone(zone).year else ""
     return f"{local.strftime('%a')} {local.day} {local.strftime('%b')}{year}, {local.strftime('%H:%M')}"
@@ -104,7 +107,14 @@ def build_digest(
         part for part in (f"since {label}", f"{count} article{'s' if count != 1 else ''}", place) if part
     )
     digest = Digest(
-        channel, added_at_text(since), added_at_text(until), count, stories, numbering.citations, header=header, late=late
+        channel,
+        added_at_text(since),
+        added_at_text(until),
+        count,
+        stories,
+        numbering.citations,
+        header=header,
+        late=late,
     )
     digest.text = render_digest(digest, more=len(groups) - len(stories))
     return digest
@@ -142,7 +152,9 @@ def _items(library: Library, articles: Sequence[Article]) -> list[_Item]:
     return items
 
 
-def cluster(means: Sequence[np.ndarray], title_words: Sequence[frozenset[str]], threshold: float = SAME_STORY) -> list[list[int]]:
+def cluster(
+    means: Sequence[np.ndarray], title_words: Sequence[frozenset[str]], threshold: float = SAME_STORY
+) -> list[list[int]]:
     """Average-linkage agglomerative clustering of articles into stories (lists of indexes).
 
     Pairwise similarity is the cosine of the mean vectors plus ``TITLE_WEIGHT`` times the
@@ -200,7 +212,9 @@ class _Numbering:
         if key not in self._numbers:
             n = len(self.citations) + 1
             self.citations.append(
-                Citation(n, article.id, article.title, article.source, article.url, article.published, paragraph, passage_id)
+                Citation(
+                    n, article.id, article.title, article.source, article.url, article.published, paragraph, passage_id
+                )
             )
             self._numbers[key] = n
         return self._numbers[key]
@@ -227,10 +241,16 @@ def _key_sentences(items: list[_Item], centroid: np.ndarray) -> list[tuple[_Item
     for item_index, item in enumerate(items):
         scores = item.vectors @ centroid
         for index, sentence in enumerate(item.sentences):
-            if not MIN_SENTENCE <= len(sentence.text) <= MAX_SENTENCE or '"' in sentence.text or OPEN_QUOTE in sentence.text:
+            if (
+                not MIN_SENTENCE <= len(sentence.text) <= MAX_SENTENCE
+                or '"' in sentence.text
+                or OPEN_QUOTE in sentence.text
+            ):
                 continue  # quoted words belong to the quote line, with their speaker
             # News leads summarise: an early paragraph is a better key line than a late one.
             bonus = 0.05 if sentence.paragraph <= 2 else 0.0
+            if _LEANING.match(sentence.text):
+                bonus -= 0.15
             candidates.append((float(scores[index]) + bonus, item_index, index))
     if not candidates:  # every sentence was short, long or quoted: fall back to the lead's first
         return [(items[0], items[0].sentences[0], 0.0)]
@@ -261,7 +281,15 @@ def _key_sentences(items: list[_Item], centroid: np.ndarray) -> list[tuple[_Item
 def _sentence_span(item: _Item, sentence: Sentence, numbering: _Numbering, score: float) -> AnswerSpan:
     n = numbering.number(item.article, sentence.paragraph, sentence.passage_id)
     return AnswerSpan(
-        item.text[sentence.start : sentence.end], "sentence", "", n, item.article.id, sentence.paragraph, sentence.start, sentence.end, score
+        item.text[sentence.start : sentence.end],
+        "sentence",
+        "",
+        n,
+        item.article.id,
+        sentence.paragraph,
+        sentence.start,
+        sentence.end,
+        score,
     )
 
 
@@ -272,9 +300,7 @@ def _best_quote(items: list[_Item], centroid: np.ndarray, numbering: _Numbering)
         for quote in item.quotes:
             if not _usable_quote(quote):
                 continue
-            found = next(
-                ((i, s) for i, s in enumerate(item.sentences) if s.start <= quote.start < s.end), None
-            )
+            found = next(((i, s) for i, s in enumerate(item.sentences) if s.start <= quote.start < s.end), None)
             if found is None:
                 continue
             index, sentence = found
@@ -285,7 +311,17 @@ def _best_quote(items: list[_Item], centroid: np.ndarray, numbering: _Numbering)
         return None
     score, item, quote, sentence = best
     n = numbering.number(item.article, quote.paragraph, sentence.passage_id)
-    return AnswerSpan(item.text[quote.start : quote.end], "quote", quote.speaker, n, item.article.id, quote.paragraph, quote.start, quote.end, score)
+    return AnswerSpan(
+        item.text[quote.start : quote.end],
+        "quote",
+        quote.speaker,
+        n,
+        item.article.id,
+        quote.paragraph,
+        quote.start,
+        quote.end,
+        score,
+    )
 
 
 def _usable_quote(quote: Quote) -> bool:
@@ -303,11 +339,12 @@ def story_lines(story: DigestStory, number: int) -> list[str]:
     """One story as plain text: headline, lead details, key lines and the quote."""
     lead = story.articles[0]
     count = len(story.articles)
-    lines = [f"{number}. {story.headline}" + (f" ({count} articles)" if count > 1 else "")]
-    details = [part for part in (lead.source, format_date(lead.published)) if part]
-    if lead.url:
-        details.append(lead.url)
-    lines.append("   " + " · ".join([*details, f"[{story.lead_citation}]"]))
+    headline = f"{number}. {story.headline}" + (f" ({count} articles)" if count > 1 else "")
+    details = [part for part in (lead.source, format_date(lead.published), lead.url) if part]
+    if details:
+        lines = [headline, "   " + " · ".join([*details, f"[{story.lead_citation}]"])]
+    else:
+        lines = [f"{headline} [{story.lead_citation}]"]
     for span in story.spans:
         if span.kind == "quote":
             lines.append(f"   {OPEN_QUOTE}{span.text}{CLOSE_QUOTE} — {span.speaker} [{span.citation}]")

@@ -202,13 +202,11 @@ class Fetcher:
                 url, status, body, content_type, charset,
                 etag=response.getheader("ETag", ""), last_modified=response.getheader("Last-Modified", ""),
             ), None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise FetchTimeout(url, f"no answer within {self.timeout:g} s") from None
         except ssl.SSLError as error:
             raise FetchError(url, f"TLS failed ({error.reason or error})") from None
-        except (ConnectionError, http.client.HTTPException, OSError) as error:
-            if isinstance(error, FetchError):
-                raise
+        except (http.client.HTTPException, OSError) as error:
             raise _Transient(url, f"connection failed ({error.__class__.__name__}: {error})") from None
         finally:
             connection.close()

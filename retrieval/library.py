@@ -158,13 +158,28 @@ class Library:
         for passage_id, text in self.store.iter_passage_texts():
             self.sparse.add(passage_id, search_tokens(text))
 
-    def _save_indexes(self) -> None:
+    def _save_indexes(self) -> bool:
+        """Write both index files; on failure (disk full) keep the old files and say so.
+
+        The store already holds every change, so nothing is lost: the in-memory indexes stay
+        current for this process, and the next start sees the old files are stale and rebuilds.
+        """
         with self.lock:
             generation = self.store.generation()
-            self.dense.save(self.data_dir / DENSE_FILE)
-            self.sparse.save(self.data_dir / SPARSE_FILE, generation)
-            meta = {"dense_generation": generation, "dense_kind": self.dense.kind}
-            write_bytes_atomically(self.data_dir / INDEX_META_FILE, json.dumps(meta).encode())
+            try:
+                self.dense.save(self.data_dir / DENSE_FILE)
+                self.sparse.save(self.data_dir / SPARSE_FILE, generation)
+                meta = {"dense_generation": generation, "dense_kind": self.dense.kind}
+                write_bytes_atomically(self.data_dir / INDEX_META_FILE, json.dumps(meta).encode())
+            except OSError as error:
+                message = (
+                    f"Could not save the search index in {self.data_dir} ({error.strerror or error}): "
+                    "the previous index files are kept and will be rebuilt from the store at the next start."
+                )
+                log.error(message)
+                self.messages.append(message)
+                return False
+        return True
 
     # -- ingest --------------------------------------------------------------------------
 

@@ -76,9 +76,13 @@ class Allowlist:
         return any(address.version == net.version and address in net for net in self.networks)
 
 
-def _public(address: IPAddress) -> bool:
+def _unmapped(address: IPAddress) -> IPAddress:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped  # ::ffff:127.0.0.1 is loopback too
+        return address.ipv4_mapped  # ::ffff:127.0.0.1 is loopback too
+    return address
+
+
+def _public(address: IPAddress) -> bool:
     return address.is_global and not address.is_multicast and address not in METADATA_ADDRESSES
 
 
@@ -118,7 +122,7 @@ def check_url(url: str, allowlist: Allowlist) -> Target:
     if not addresses:
         raise FetchError(url, f"cannot resolve host {host!r}")
     for text in addresses:
-        address = ipaddress.ip_address(text.split("%")[0])
+        address = _unmapped(ipaddress.ip_address(text.split("%")[0]))
         # Every address must pass, not just one: the connection could go to any of them.
         if not (host_allowed or _public(address) or allowlist.allows_address(address)):
             raise BlockedURL(

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-HONORIFICS = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Prof|Professor|Rev|Sen|Gen|Judge)\.?"
+HONORIFICS = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Baroness|Prof|Professor|Reverend|Rev|Sen|Gen|Judge)\.?"
 _NAME_WORD = r"(?:[A-Z][a-z]*[’'])?[A-Z][\w’'\-]*[a-z][\w’'\-]*"
 _PARTICLE = r"(?:de|da|di|del|van|von|der|den|le|la|bin|al|el|du|dos|ter)"
-NAME = rf"(?:{HONORIFICS}\s+)?{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)?{_NAME_WORD}){{0,3}}"
+# Middle initials ("Walter M Phillips Jr", "Bruce L. Castor") belong to the name.
+# A name never spans a line break (a headline above a paragraph is not a first name).
+NAME = rf"(?:{HONORIFICS}[^\S\n]+)?{_NAME_WORD}(?:[^\S\n]+(?:{_PARTICLE}[^\S\n]+|[A-Z]\.?[^\S\n]+)?{_NAME_WORD}){{0,3}}"
 _NAME_RE = re.compile(rf"\b{NAME}\b")
 
 SPEECH_VERBS = (
@@ -24,7 +26,8 @@ SPEECH_VERBS = (
     "maintains|acknowledged|acknowledges|wrote|writes|joked|jokes|agreed|agrees|recalled|"
     "recalls|announced|announces|predicted|predicts|believes|believed|urged|urges|remarked|"
     "observed|responded|responds|complained|complains|boasted|promised|promises|vowed|vows|"
-    "accused|accuses|described|describes|called|calls|defended|defends|pointed out|points out"
+    "accused|accuses|described|describes|called|calls|defended|defends|pointed out|points out|"
+    "say|tell|praised|praises|reiterated|countered|quipped|questioned|questions"
 )
 
 # Role nouns that make "the City manager" or "a spokesman for the firm" a speaker.
@@ -37,6 +40,12 @@ ROLE_NOUNS = (
     "portuguese|spaniard|frenchman|dutchman|belgian|argentine|brazilian|italian|german|scot|"
     "welshman|irishman|englishman|american|australian|swede|norwegian|dane|russian|"
     "\\d+-year-old|man|woman|veteran|critic|campaigner|group|firm|company|report|statement"
+)
+
+# Roles whose holder an article usually leaves unnamed ("a spokesman said ... the spokesman").
+UNNAMED_ROLES = frozenset(
+    """spokesman spokeswoman spokesperson spokespeople source sources insider official
+    company firm group report statement""".split()
 )
 
 NOT_PERSON_WORDS = frozenset(
@@ -68,13 +77,25 @@ class Mention:
 _TITLE_WORDS = frozenset(
     """secretary minister president chancellor chairman chairwoman chief executive manager boss
     coach striker defender midfielder goalkeeper captain prime shadow deputy director governor
-    mayor senator spokesman spokeswoman leader commissioner general""".split()
+    mayor senator spokesman spokeswoman leader commissioner general analyst economist prosecutor
+    attorney lawyer writer author director producer singer actor actress star founder head
+    editor correspondent officer official presenter host""".split()
+)
+
+# Sentence-initial words that a capitalised run can swallow ("But David Frost said").
+_LEADING_NOISE = frozenset(
+    """but and or so yet however meanwhile former ex then now when while after before if
+    also although though as at in on for of by with from writer author director festival
+    the a an this that these those his her their its""".split()
 )
 
 
 def strip_honorific(name: str) -> str:
-    """The bare name: no honorific, and no job title written before it."""
-    tokens = re.sub(rf"^{HONORIFICS}\s+", "", name).strip().split()
+    """The bare name: no leading connective, honorific, or job title written before it."""
+    tokens = name.strip().split()
+    while len(tokens) > 1 and tokens[0].lower() in _LEADING_NOISE:
+        tokens = tokens[1:]
+    tokens = re.sub(rf"^{HONORIFICS}\s+", "", " ".join(tokens)).strip().split()
     for index in range(len(tokens) - 1, -1, -1):
         if tokens[index].lower() in _TITLE_WORDS:
             tokens = tokens[index + 1 :]
@@ -109,27 +130,45 @@ class People:
                 candidates.append(name)
         for match in role_before.finditer(self.text):
             candidates.append(match.group(1))
+        singles: list[str] = []
         for candidate in candidates:
             bare = strip_honorific(candidate)
             if len(bare.split()) >= 2 and _looks_like_person(bare) and bare not in self.full_names:
                 self.full_names.append(bare)
+            elif len(bare.split()) == 1 and re.match(HONORIFICS + r"\s", candidate) and _looks_like_person(bare):
+                singles.append(bare)
+        # "Lord Kinnock" with no full name anywhere: the surname alone is who they are.
+        known_surnames = {full.split()[-1] for full in self.full_names}
+        for single in dict.fromkeys(singles):
+            if single not in known_surnames:
+                self.full_names.append(single)
 
-    def canonical(self, written: str) -> str:
-        """The full name a written reference ("Mourinho", "Mr Smith") stands for."""
+    def canonical(self, written: str, before: int | None = None) -> str:
+        """The full name a written reference ("Mourinho", "Mr Smith") stands for.
+
+        When two people share a surname (Simon and Tony Cowell), the one mentioned most
+        recently before ``before`` wins.
+        """
         bare = strip_honorific(written) or written
         if bare in self.full_names:
             return bare
         last = bare.split()[-1] if bare.split() else bare
-        for full in self.full_names:
-            parts = full.split()
-            if parts[-1] == last or (len(bare.split()) == 1 and bare in parts):
-                return full
-        return bare
+        matches = [full for full in self.full_names if full.split()[-1] == last]
+        if not matches and len(bare.split()) == 1:
+            matches = [full for full in self.full_names if bare in full.split()]
+        if len(matches) > 1 and before is not None:
+            recent = [m.name for m in self.mentions if m.start < before and m.name in matches]
+            if recent:
+                return recent[-1]
+        return matches[0] if matches else bare
 
     def _find_mentions(self) -> list[Mention]:
         surnames: dict[str, str] = {}
+        firsts: dict[str, list[str]] = {}
         for full in self.full_names:
             surnames.setdefault(full.split()[-1], full)
+            if len(full.split()) >= 2:
+                firsts.setdefault(full.split()[0], []).append(full)
         found: list[Mention] = []
         for match in _NAME_RE.finditer(self.text):
             written = match.group(0)
@@ -139,19 +178,29 @@ class People:
                 continue
             if bare in self.full_names:
                 name = bare
+                # Two people with one surname (Simon and Tony Cowell): "Cowell" alone means
+                # whichever of them was named in full most recently.
+                surnames[bare.split()[-1]] = bare
             elif bare.split()[-1] in surnames and _looks_like_person(bare):
                 name = surnames[bare.split()[-1]]
             elif bare in surnames:
                 name = surnames[bare]
+            elif len(firsts.get(bare, [])) == 1:
+                name = firsts[bare][0]  # "His wife Sharon" after "Sharon Osbourne"
             if name:
-                found.append(Mention(match.start(), match.end(), name, self._is_subject(match.end())))
+                subject = self._is_subject(match.end()) or self._named_by_verb(match.start())
+                found.append(Mention(match.start(), match.end(), name, subject))
         return found
 
+    def _named_by_verb(self, start: int) -> bool:
+        """`," said Foxx` makes Foxx the speaker, the subject of what follows."""
+        return bool(re.search(rf"\b(?:{SPEECH_VERBS})\s+$", self.text[max(0, start - 30) : start]))
+
     def _is_subject(self, end: int) -> bool:
-        after = self.text[end : end + 40]
+        after = self.text[end : end + 160]
         return bool(
             re.match(
-                rf"\s*(?:,[^,]{{1,60}},\s*)?(?:has |had |have |also |later |then |now |"
+                rf"\s*(?:,[^,.]{{1,110}},\s*|,\s*)?(?:has |had |have |also |later |then |now |"
                 rf"previously |recently |again |however )?(?:{SPEECH_VERBS}|was|is|has|had|will|would|"
                 rf"could|can|\w+ed\b)",
                 after,
@@ -186,7 +235,12 @@ class People:
                 pattern = rf"{re.escape(head)}\s+(?:{HONORIFICS}\s+)?{re.escape(full)}|{re.escape(full)},\s+(?:the\s+)?[^,.]{{0,40}}\b{re.escape(head)}\b"
                 if re.search(pattern, self.text[:before], re.IGNORECASE):
                     return full
+            if head.lower() in UNNAMED_ROLES:
+                return ""  # "the spokesman" is usually never named: do not guess a name
         return self.resolve_reference(before, exclude)
+
+    def subjects_in(self, start: int, end: int) -> set[str]:
+        return {m.name for m in self.mentions if start <= m.start < end and m.subject}
 
     def names_in(self, start: int, end: int) -> set[str]:
         return {m.name for m in self.mentions if start <= m.start < end}

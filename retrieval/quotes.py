@@ -13,25 +13,40 @@ import re
 from dataclasses import dataclass, replace
 
 from .models import Paragraph
-from .people import NAME, NOT_PERSON_WORDS, ROLE_NOUNS, SPEECH_VERBS, People, strip_honorific
+from .people import NAME, NOT_PERSON_WORDS, ROLE_NOUNS, SPEECH_VERBS, People
+
+ORGANISATION_ROLES = frozenset("company firm group report statement".split())
 from .text import STOPWORDS
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
 _PRONOUN = r"(?:he|she|He|She|they|They)"
-_DESCRIPTION = rf"(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir)\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS})(?:\s+(?:for|of|at)\s+(?:the\s+)?[\w’'\-]+(?:\s+[A-Z][\w’'\-]+){{0,3}})?"
+_DESCRIPTION = rf"(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS})(?:\s+(?:for|of|at)\s+(?:the\s+)?[\w’'\-]+(?:\s+[A-Z][\w’'\-]+){{0,3}})?"
 _SPEAKER = rf"(?P<speaker>{_DESCRIPTION}|{NAME}|{_PRONOUN})"
 _VERB = rf"(?:(?:has|had|have|also|later|then|simply|previously|once)\s+)?(?:{SPEECH_VERBS})"
 
 # Attribution after a closing mark: `," Mourinho said`, `," said Mr Smith`, `," he added`.
-_AFTER_SPEAKER_VERB = re.compile(rf"^[,.!?]?\s*[–—-]?\s*{_SPEAKER},?\s+{_VERB}\b")
-_AFTER_VERB_SPEAKER = re.compile(rf"^[,.!?]?\s*{_VERB}\s+{_SPEAKER}")
+# The words between the mark and the verb (or after the verb) are a "chunk" that holds the
+# speaker, possibly behind a job title ("chief executive James Skinner") or before an
+# apposition ("William Lerach, the lawyer leading the suit, said").
+_AFTER_CHUNK_VERB = re.compile(rf"^[,.!?]?\s*[–—-]?\s*(?P<chunk>[^\"“”.;:!?]{{1,160}}?),?\s+{_VERB}\b")
+_AFTER_VERB_CHUNK = re.compile(rf"^[,.!?]?\s*{_VERB}\s+(?P<chunk>[^\"“”.;:!?]{{1,120}})")
+_LOWER_WORDS = r"(?:(?:[A-Z][\w’'\-]*['’]s\s+)?(?:[a-z][\w’'\-]*\s+|[A-Z][\w’'\-]+\s+){0,5}?)"
+_CHUNK_NAME = re.compile(rf"^{_LOWER_WORDS}(?P<speaker>{NAME})$")
 # Attribution before an opening mark: `Ms Hewitt said: "`, `He told the BBC: "`.
 _BEFORE = re.compile(
     rf"{_SPEAKER},?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}(?:\s+[^:\"“”]{{0,80}}?)?\s*[:,]\s*$"
 )
+# A sentence that introduces a quote with a colon: `He also praised the film director: "`.
+_COLON = re.compile(rf"^\s*(?P<speaker>{NAME}|{_PRONOUN})(?:\s+himself|\s+herself)?\s+[^\"“”]{{0,120}}:\s*$")
+_LEAD_IN = r"(?:(?:And|But|Meanwhile|However|Separately|Earlier|Later|Instead|In a statement|In its report|Yesterday)[,]?\s+)*"
 # A partial quote inside reported speech: `Mourinho later accused City of being "…"`.
-_REPORTED = re.compile(rf"^\s*(?:And|But|Meanwhile,|However,)?\s*{_SPEAKER}\s+(?:\w+\s+)?{_VERB}\b")
+_REPORTED = re.compile(
+    rf"^\s*{_LEAD_IN}(?P<chunk>[^,\"“”]{{1,80}}?)(?:,(?P<apposition>[^,\"“”]{{1,110}}?),?)?\s+(?:(?:also|later|then|has|had|have|previously|once)\s+)?{_VERB}\b"
+)
+# A partial quote whose sentence is about a person saying it in other words:
+# `Mr Marchionne is confident ..., saying ... GM's argument "has no legs"`.
+_SAYING = re.compile(r"\b(?:saying|said|says|told|calling|called|describing|described|adding|warned|claimed|insisted)\b")
 
 
 @dataclass(frozen=True)
@@ -110,8 +125,12 @@ def _trim(text: str, segment: _Segment) -> _Segment:
 def _sentence_start(text: str, position: int, floor: int) -> int:
     index = position
     while index > floor:
-        if text[index - 1] in ".!?" and index < len(text) and text[index].isspace():
-            return index
+        if index < len(text) and text[index].isspace():
+            if text[index - 1] in ".!?":
+                return index
+            # `…muddled." He added:` — a quote that closed its sentence.
+            if text[index - 1] in "\"”" and index >= 2 and text[index - 2] in ".!?":
+                return index
         index -= 1
     return floor
 
@@ -122,30 +141,80 @@ class _Attributor:
         self.paragraph_of = {p.number: p for p in paragraphs}
         self.segments = segments
         named = [self._explicit(s) for s in segments]
-        self.people = People(text, [w for w, _ in named if w and w[0].isupper() and not _is_description(w)])
+        self.people = People(text, [w for w, _, _ in named if w and w[0].isupper() and not _is_description(w)])
         self.explicit = named
 
-    def _explicit(self, segment: _Segment) -> tuple[str, str]:
-        """(written speaker, how) for the attribution next to this segment, if any."""
+    def _explicit(self, segment: _Segment) -> tuple[str, str, int]:
+        """(written speaker, how, where it is written) for the attribution next to a segment."""
         paragraph = self.paragraph_of[segment.paragraph]
         if segment.close_mark >= 0:
-            after = self.text[segment.close_mark + 1 : min(paragraph.end, segment.close_mark + 160)]
-            after = re.split(r"[\"“”]", after)[0]
-            for pattern in (_AFTER_VERB_SPEAKER, _AFTER_SPEAKER_VERB):
-                match = pattern.match(after)
-                if match and self._plausible(match.group("speaker")):
-                    return match.group("speaker"), "after"
-        floor = paragraph.start
-        sentence_start = _sentence_start(self.text, segment.open_mark, floor)
+            found = self._after(segment, paragraph)
+            if found:
+                return found
+        sentence_start = _sentence_start(self.text, segment.open_mark, paragraph.start)
         before = self.text[sentence_start : segment.open_mark]
+        offset = sentence_start + len(before) - len(re.split(r"[\"“”]", before)[-1])
         before = re.split(r"[\"“”]", before)[-1]
-        for match in _BEFORE.finditer(before):
-            if self._plausible(match.group("speaker")):
-                return match.group("speaker"), "before"
-        match = _REPORTED.match(self.text[sentence_start : segment.open_mark])
+        # Try every word start: a rejected capitalised word ("But") must not hide the real
+        # speaker right after it ("But a spokesman added:").
+        for word in re.finditer(r"\b\w", before):
+            match = _BEFORE.match(before, word.start())
+            if match and self._plausible(match.group("speaker")):
+                return match.group("speaker"), "before", offset + match.start("speaker")
+        match = _COLON.match(before)
         if match and self._plausible(match.group("speaker")):
-            return match.group("speaker"), "reported"
-        return "", ""
+            return match.group("speaker"), "before", offset + match.start("speaker")
+        found = self._reported(sentence_start, segment.open_mark)
+        if found:
+            return found[0], "reported", found[1]
+        return "", "", -1
+
+    def _reported(self, start: int, end: int) -> tuple[str, int] | None:
+        """(speaker, offset) of the subject of a reported-speech sentence ``text[start:end]``."""
+        sentence = self.text[start:end]
+        match = _REPORTED.match(sentence)
+        if not match:
+            return None
+        for group in ("chunk", "apposition"):
+            # `The woman's lawyer, Dolores M Troiani, said`: the name is in the apposition.
+            chunk = (match.group(group) or "").strip()
+            speaker = self._speaker_in(chunk) if chunk else ""
+            if speaker:
+                return speaker, start + match.start(group) + max(0, match.group(group).find(speaker))
+        return None
+
+    def _after(self, segment: _Segment, paragraph: Paragraph) -> tuple[str, str, int] | None:
+        start = segment.close_mark + 1
+        after = self.text[start : min(paragraph.end, start + 200)]
+        after = re.split(r"[\"“”]", after)[0]
+        closed_sentence = self.text[segment.close_mark - 1 : segment.close_mark] in (".", "!", "?")
+        if closed_sentence and re.match(r"\s+[A-Z]", after):
+            return None  # `…land." The company pointed out…`: a new sentence, not an attribution
+        for pattern in (_AFTER_VERB_CHUNK, _AFTER_CHUNK_VERB):
+            match = pattern.match(after)
+            if not match or re.match(r"[^.;,]{0,60}:", after[match.end() :]):
+                continue  # `NAO head Sir John Bourn said: "…` introduces the next quote
+            chunk = match.group("chunk").strip()
+            head = re.split(r",\s+", chunk)[0].strip()
+            for candidate in (head, re.split(r"\s+(?:quoted|speaking|told|at|of|for|from|in|on|who|with)\s", head)[0]):
+                speaker = self._speaker_in(candidate)
+                if speaker:
+                    return speaker, "after", start + after.find(speaker)
+        return None
+
+    def _speaker_in(self, chunk: str) -> str:
+        """The speaker a chunk of attribution names, or "" when it names nobody."""
+        if re.fullmatch(_PRONOUN, chunk) or chunk in ("it", "It"):
+            return chunk
+        description = re.match(_DESCRIPTION, chunk)
+        if description and description.group(0) == chunk and not re.fullmatch(NAME, chunk):
+            return chunk
+        if len(chunk.split()) > 8:
+            return ""
+        match = _CHUNK_NAME.match(chunk)
+        if match and self._plausible(match.group("speaker")):
+            return match.group("speaker")
+        return ""
 
     def _plausible(self, written: str) -> bool:
         """Reject a capitalised ordinary word ("Earlier", "The") taken for a name."""
@@ -157,15 +226,54 @@ class _Attributor:
         # A name is capitalised everywhere; an ordinary word also appears in lower case.
         return not re.search(rf"\b{re.escape(word)}\b", self.text)
 
-    def resolve(self, written: str, segment: _Segment, group_span: tuple[int, int]) -> str:
+    def resolve(self, written: str, where: int, group_span: tuple[int, int]) -> str:
+        if written in ("it", "It"):
+            return ""  # an organisation ("it noted"): attributed, but to no person we know
         inside = self.people.names_in(*group_span)
+        # A pronoun refers back from where it is written, so names between it and the quote
+        # ("he told ITV Wales' Waterfront programme:") are objects, not candidates.
+        at = min(where, group_span[0]) if where >= 0 else group_span[0]
         if re.fullmatch(_PRONOUN, written):
-            return self.people.resolve_reference(segment.open_mark, inside)
+            return self.people.resolve_reference(at, inside)
         if _is_description(written):
-            if re.match(r"(?i)an?\s", written):
+            if re.match(r"(?i)(?:an?|one)\s", written):
                 return written  # "a spokesman for the firm": a new, unnamed person
-            return self.people.resolve_description(written, segment.open_mark, inside) or written
-        return self.people.canonical(written)
+            resolved = self.people.resolve_description(written, at, inside)
+            if not resolved and written.split()[-1].lower() in ORGANISATION_ROLES:
+                return ""  # "the company said": an organisation we cannot name; no guess
+            return resolved or written
+        return self.people.canonical(written, at)
+
+    def reported_before(self, segment: _Segment) -> str:
+        """The speaker of reported speech in the sentence just before an unattributed quote.
+
+        News prose often paraphrases someone and then quotes them without a new attribution:
+        `Peter Chelsom said he was disappointed. "It's a shame."`
+        """
+        floor = max(0, segment.open_mark - 400)
+        end = segment.open_mark
+        while end > floor and self.text[end - 1].isspace():
+            end -= 1
+        if end <= floor or self.text[end - 1] not in ".!?":
+            return ""
+        start = _sentence_start(self.text, end - 1, floor)
+        if re.search(r"[\"“”]", self.text[start:end]):
+            return ""
+        found = self._reported(start, end)
+        if found:
+            return self.resolve(found[0], found[1], (segment.open_mark, segment.end))
+        return ""
+
+    def saying_subject(self, segment: _Segment) -> str:
+        """The person a sentence is about, when it reports them saying a partial quote."""
+        paragraph = self.paragraph_of[segment.paragraph]
+        start = _sentence_start(self.text, segment.open_mark, paragraph.start)
+        if not _SAYING.search(self.text[start : segment.open_mark]):
+            return ""
+        for mention in self.people.mentions:
+            if start <= mention.start < min(start + 80, segment.open_mark):
+                return mention.name if mention.subject else ""
+        return ""
 
 
 def _is_description(written: str) -> bool:
@@ -188,24 +296,38 @@ def extract_quotes(text: str, paragraphs: list[Paragraph], min_words: int = 2) -
     for group_id, members in groups.items():
         first = segments[members[0]]
         span = (first.open_mark, segments[members[-1]].end)
-        speaker = ""
+        speaker, explicit = "", False
         for member in members:
-            written, how = attributor.explicit[member]
+            written, how, where = attributor.explicit[member]
             if written:
-                speaker = attributor.resolve(written, segments[member], span)
+                speaker, explicit = attributor.resolve(written, where, span), True
                 if how == "reported":
                     partial_groups.add(group_id)
                 break
-        if not speaker and previous_speaker and first.paragraph - previous_paragraph <= 1:
+        starts = _starts_sentence(text, first)
+        if not explicit and starts:
+            speaker = attributor.reported_before(first)
+        if not explicit and not speaker and not starts:
+            speaker = attributor.saying_subject(first)
+            if speaker:
+                partial_groups.add(group_id)
+        if not explicit and not speaker and previous_speaker and first.paragraph - previous_paragraph <= 1 and starts:
             # Unattributed quote right after an attributed one: the same speaker goes on, as
-            # in `"A," Mourinho said. "B."` or a quote paragraph following a quote paragraph.
-            others = attributor.people.names_in(previous_end, first.open_mark) - {previous_speaker}
-            if not others and _starts_sentence(text, first):
+            # in `"A," Mourinho said. "B."` or a quote paragraph following a quote paragraph,
+            # unless someone else became the subject in between.
+            # Names in the previous quote's own attribution clause (`Roy Asher, chief of
+            # Hibernian Investment Managers, told Reuters.`) do not count.
+            boundary = re.compile(r"[.!?][\"”]?\s").search(text, previous_end, first.open_mark)
+            clause_end = boundary.end() if boundary else previous_end
+            others = attributor.people.subjects_in(clause_end, first.open_mark) - {previous_speaker}
+            if not others:
                 speaker = previous_speaker
-        if speaker:
+        if speaker and group_id not in partial_groups:
             previous_speaker = speaker
             previous_paragraph = segments[members[-1]].paragraph
             previous_end = segments[members[-1]].end
+        elif explicit or group_id in partial_groups:
+            previous_speaker = ""  # someone else spoke, or only reported speech: no run-on
         speakers[group_id] = speaker
 
     found: list[FoundQuote] = []

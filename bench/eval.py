@@ -1,0 +1,159 @@
+"""Answer-quality evaluation of Byline, end to end through the real pipeline.
+
+    .venv/bin/python -m bench.eval --data ../shared/data --cache /tmp/byline-eval
+
+Prints one table: SQuAD 2.0 paragraphs as one-paragraph articles (recall@1/5 of the gold
+paragraph among the cited then closest passages, MRR, answer hit, abstention), out-of-corpus
+questions against the BBC corpus (abstention), quote attribution against hand labels
+(precision, recall, verbatim), each for Byline and for a dense-only baseline where it applies.
+Thresholds are fitted on the even-numbered questions (``--half fit``); the table reports the
+odd-numbered ones (``--half test``, the default). Built data directories are cached under
+``--cache`` so that reruns skip ingest. Missing data is skipped with a message, not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+from retrieval.embedder import Embedder
+
+from .eval_common import DenseBaseline, Tally, ratio
+from .eval_quotes import load_labels, run_attribution
+from .eval_squad import build_library, load_ooc, load_squad, run_ooc, run_ooc_baseline, run_squad, run_squad_baseline
+
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE.parent
+
+
+def _args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=PROJECT.parent / "shared" / "data")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/byline-eval"))
+    parser.add_argument("--half", choices=["fit", "test", "all"], default="test")
+    parser.add_argument("--squad-paragraphs", type=int, default=0, help="only the first N paragraphs (0: all)")
+    parser.add_argument("--ooc", type=Path, default=HERE / "data" / "out_of_corpus.txt")
+    parser.add_argument("--labels", type=Path, default=PROJECT / "tests" / "fixtures" / "quote_labels.tsv")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["squad", "ooc", "quotes", "baseline"])
+    parser.add_argument("--errors", action="store_true", help="print each attribution error")
+    return parser.parse_args(argv)
+
+
+def _ms(tally: Tally) -> str:
+    if not tally.seconds:
+        return "-"
+    ordered = sorted(tally.seconds)
+    return f"{1000 * statistics.median(ordered):.0f} / {1000 * ordered[int(0.95 * (len(ordered) - 1))]:.0f}"
+
+
+def _f(value: float) -> str:
+    return "-" if value != value else f"{value:.3f}"  # NaN: not measured
+
+
+def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
+    """Run what the data allows; append table rows to ``out``; return the headline numbers."""
+    results: dict[str, float] = {}
+    embedder = Embedder()
+    squad_file = args.data / "squad2-dev-subset.json"
+    baseline_threshold = 0.0
+    rows: list[tuple[str, str, str, str]] = []
+    if "squad" not in args.skip and squad_file.exists():
+        drafts, questions = load_squad(squad_file, args.squad_paragraphs)
+        suffix = f"-{args.squad_paragraphs}" if args.squad_paragraphs else ""
+        library = build_library(args.cache / f"squad{suffix}", drafts, embedder)
+        ours, _ = run_squad(library, questions, args.half)
+        results.update(
+            squad_recall_at_1=ratio(ours.at1, ours.answerable),
+            squad_recall_at_5=ratio(ours.at5, ours.answerable),
+            squad_mrr=ratio(ours.reciprocal, ours.answerable),
+            squad_answer_hit=ratio(ours.hit, ours.answerable),
+            squad_false_abstention=ratio(ours.false_abstained, ours.answerable),
+            squad_impossible_abstention=ratio(ours.abstained_impossible, ours.impossible),
+            squad_spans_verbatim=ratio(ours.spans_good, ours.spans_checked),  # type: ignore[attr-defined]
+        )
+        base = None
+        if "baseline" not in args.skip:
+            base, baseline_threshold = run_squad_baseline(library, DenseBaseline(library, embedder), questions, args.half)
+        library.close()
+        n = f"{ours.answerable} answerable, {ours.impossible} impossible"
+        for label, mine, theirs, target in [
+            ("recall@1", ratio(ours.at1, ours.answerable), base and ratio(base.at1, base.answerable), ">= 0.85"),
+            ("recall@5", ratio(ours.at5, ours.answerable), base and ratio(base.at5, base.answerable), ">= 0.98"),
+            ("MRR (top 5)", ratio(ours.reciprocal, ours.answerable), base and ratio(base.reciprocal, base.answerable), ""),
+            ("answer hit", ratio(ours.hit, ours.answerable), base and ratio(base.hit, base.answerable), ">= 0.75"),
+            ("false abstention", ratio(ours.false_abstained, ours.answerable), base and ratio(base.false_abstained, base.answerable), "<= 0.03"),
+            ("abstention, is_impossible", ratio(ours.abstained_impossible, ours.impossible), base and ratio(base.abstained_impossible, base.impossible), "(report)"),
+            ("answer spans verbatim", results["squad_spans_verbatim"], None, "1.000"),
+        ]:
+            rows.append((f"SQuAD {label}", _f(mine), _f(theirs) if theirs is not None else "-", target))
+        rows.append(("SQuAD ask ms p50 / p95", _ms(ours), "-", ""))
+        out.append(f"SQuAD: {len(drafts)} paragraphs, {args.half} half: {n}")
+    elif "squad" not in args.skip:
+        out.append(f"SQuAD: skipped ({squad_file} not found)")
+
+    bbc = args.data / "bbc-news"
+    if "ooc" not in args.skip and bbc.is_dir() and args.ooc.exists():
+        from retrieval.library import Library
+
+        library = Library.open(args.cache / "bbc", embedder)
+        if library.store.article_count() == 0:
+            print("Ingesting the BBC corpus once (2-3 minutes); later runs reuse it.", file=sys.stderr)
+        library.ingest([bbc])
+        questions_ooc = load_ooc(args.ooc)
+        ours_ooc, _ = run_ooc(library, questions_ooc)
+        results["ooc_abstention"] = ratio(ours_ooc.abstained, ours_ooc.asked)
+        theirs_ooc = None
+        if "baseline" not in args.skip and baseline_threshold:
+            theirs_ooc = run_ooc_baseline(DenseBaseline(library, embedder), questions_ooc, baseline_threshold)
+        rows.append(
+            (
+                f"Out-of-corpus abstention ({ours_ooc.asked} q, {library.store.article_count()} BBC articles)",
+                _f(results["ooc_abstention"]),
+                _f(ratio(theirs_ooc.abstained, theirs_ooc.asked)) if theirs_ooc else "-",
+                ">= 0.95",
+            )
+        )
+        rows.append(("BBC ask ms p50 / p95", _ms(ours_ooc), "-", ""))
+        library.close()
+    elif "ooc" not in args.skip:
+        out.append(f"Out-of-corpus: skipped ({bbc} or {args.ooc} not found)")
+
+    if "quotes" not in args.skip and bbc.is_dir() and args.labels.exists():
+        tally = run_attribution(load_labels(args.labels), bbc)
+        results.update(
+            attribution_precision=tally.precision,
+            attribution_recall=tally.recall,
+            quotes_verbatim=ratio(tally.quotes_verbatim, tally.quotes_checked),
+        )
+        label = f"{tally.labelled} labelled quotes, {tally.articles} articles"
+        rows.append((f"Attribution precision ({label})", _f(tally.precision), "-", ">= 0.97"))
+        rows.append(("Attribution recall", _f(tally.recall), "-", ">= 0.90"))
+        rows.append((f"Extracted quotes verbatim ({tally.quotes_checked})", _f(results["quotes_verbatim"]), "-", "1.000"))
+        if args.errors:
+            out.extend(f"  {e}" for e in tally.errors)
+    elif "quotes" not in args.skip:
+        out.append(f"Quote attribution: skipped ({bbc} or {args.labels} not found)")
+
+    if rows:
+        width = max(len(r[0]) for r in rows)
+        out.append(f"{'metric':<{width}}  {'Byline':>7}  {'dense':>7}  target")
+        out.append("-" * (width + 28))
+        out.extend(f"{r[0]:<{width}}  {r[1]:>7}  {r[2]:>7}  {r[3]}" for r in rows)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _args(argv)
+    if not args.data.is_dir():
+        print(f"No evaluation data at {args.data}: nothing to evaluate (pass --data).")
+        return 0
+    lines: list[str] = []
+    evaluate(args, lines)
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

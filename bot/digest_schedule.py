@@ -1,0 +1,312 @@
+"""Digest schedules and the scheduler loop that posts them.
+
+A schedule is ``daily 09:00 [TZ]``, ``weekly mon 09:00 [TZ]`` or a five-field cron expression
+(``0 9 * * 1-5 [TZ]``), stored as cron plus an IANA timezone. Fire times are computed in the
+channel's local wall-clock time with croniter and only then turned into UTC with zoneinfo, so
+"09:00 Europe/London" stays 09:00 on both sides of a daylight-saving change.
+
+The loop is restart-safe: each run is claimed in the history (``bot/digest_store.py``) before
+it is posted, keyed by its due time, so it is posted at most once; a run missed while Byline
+was down is posted once at start, marked late; a channel whose post fails is logged and
+reported in ``/digest status`` and never holds up the others.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from croniter import croniter
+
+from retrieval.digest import added_at_text, build_digest, parse_added_at
+from retrieval.library import Library
+from retrieval.models import Digest
+
+from .delivery import DeliveryError, Poster
+from .digest_store import EMPTY, FAILED, SENT, DigestStore, Subscription
+from .replies import DigestReply
+
+log = logging.getLogger("byline.digest")
+
+Clock = Callable[[], datetime]
+DAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+EXAMPLES = "`daily 09:00 Europe/London`, `weekly mon 09:00 America/New_York` or `0 9 * * 1-5 Europe/Paris`"
+# A run this much after its due time says it is late (the loop wakes within seconds otherwise).
+LATE_AFTER = timedelta(minutes=5)
+# The loop never sleeps longer than this, so a new subscription is picked up promptly.
+MAX_SLEEP = 30.0
+
+
+class ScheduleError(ValueError):
+    """A schedule or timezone the user must correct; the message says how, with an example."""
+
+
+def utc_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When a channel's digest runs: a cron expression read in an IANA timezone."""
+
+    cron: str
+    timezone: str
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    def describe(self) -> str:
+        minute, hour, day, month, weekday = self.cron.split()
+        if minute.isdigit() and hour.isdigit() and day == month == "*":
+            at = f"{int(hour):02d}:{int(minute):02d}"
+            if weekday == "*":
+                return f"daily at {at} ({self.timezone})"
+            if weekday in DAYS:
+                return f"weekly on {weekday.capitalize()} at {at} ({self.timezone})"
+        return f"cron `{self.cron}` ({self.timezone})"
+
+    def next_after(self, moment: datetime) -> datetime:
+        """The first fire time strictly after ``moment`` (aware), as an aware UTC datetime."""
+        zone = self.zone
+        local = moment.astimezone(zone).replace(tzinfo=None)
+        # Wall-clock iteration: croniter never sees an offset, zoneinfo resolves it afterwards.
+        # A time in the spring-forward gap resolves (fold=0) to the hour after; an autumn time
+        # that occurs twice fires on its first occurrence only, since the next wall-clock time
+        # after it is a day later.
+        runs = croniter(self.cron, local)
+        for _ in range(1000):
+            candidate = runs.get_next(datetime).replace(tzinfo=zone).astimezone(UTC)
+            if candidate > moment:
+                return candidate
+        raise ScheduleError(f"`{self.cron}` never fires")
+
+    def latest_at_or_before(self, moment: datetime) -> datetime | None:
+        """The last fire time at or before ``moment``, or None within the first period."""
+        zone = self.zone
+        local = moment.astimezone(zone).replace(tzinfo=None) + timedelta(microseconds=1)
+        runs = croniter(self.cron, local)
+        for _ in range(1000):
+            candidate = runs.get_prev(datetime).replace(tzinfo=zone).astimezone(UTC)
+            if candidate <= moment:
+                return candidate
+        return None
+
+
+def parse_timezone(name: str) -> str:
+    """A valid IANA timezone name, or ScheduleError with an example."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ScheduleError(
+            f"Unknown timezone `{name}`. Use an IANA name such as `Europe/London`, `America/New_York` or `UTC`."
+        ) from None
+    return name
+
+
+def parse_schedule(text: str, default_timezone: str = "UTC") -> Schedule:
+    """``daily 09:00 [TZ]``, ``weekly mon 09:00 [TZ]`` or ``MIN HOUR DAY MONTH WEEKDAY [TZ]``."""
+    words = text.split()
+    if not words:
+        raise ScheduleError(f"Say when, e.g. {EXAMPLES}.")
+    kind = words[0].lower()
+    if kind in {"daily", "weekly"}:
+        rest = words[1:]
+        weekday = "*"
+        if kind == "weekly":
+            if not rest or rest[0].lower()[:3] not in DAYS:
+                raise ScheduleError(f"Weekly needs a day, e.g. `weekly mon 09:00 Europe/London` (not `{text}`).")
+            weekday, rest = rest[0].lower()[:3], rest[1:]
+        if not rest:
+            raise ScheduleError(f"Say the time, e.g. `{kind} {'mon ' if kind == 'weekly' else ''}09:00 Europe/London`.")
+        hour, minute = _clock_time(rest[0], kind)
+        timezone = parse_timezone(rest[1]) if len(rest) > 1 else default_timezone
+        if len(rest) > 2:
+            raise ScheduleError(f"Too many words in `{text}`. Try {EXAMPLES}.")
+        return Schedule(f"{minute} {hour} * * {weekday}", timezone)
+    if len(words) in {5, 6}:
+        cron = " ".join(words[:5])
+        if not croniter.is_valid(cron):
+            raise ScheduleError(
+                f"`{cron}` is not a valid cron expression (minute hour day month weekday). Try {EXAMPLES}."
+            )
+        timezone = parse_timezone(words[5]) if len(words) == 6 else default_timezone
+        return Schedule(cron, timezone)
+    raise ScheduleError(f"I don't understand the schedule `{text}`. Try {EXAMPLES}.")
+
+
+def _clock_time(text: str, kind: str) -> tuple[int, int]:
+    hour_text, _, minute_text = text.partition(":")
+    if hour_text.isdigit() and minute_text.isdigit() and int(hour_text) < 24 and int(minute_text) < 60:
+        return int(hour_text), int(minute_text)
+    raise ScheduleError(f"`{text}` is not a time of day; use 24-hour HH:MM, e.g. `{kind} 09:00 Europe/London`.")
+
+
+def schedule_of(subscription: Subscription) -> Schedule:
+    return Schedule(subscription.schedule, subscription.timezone)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What one scheduled run did, for logs and tests."""
+
+    platform: str
+    channel_id: str
+    due_at: datetime
+    status: str
+    late: bool
+    article_count: int
+    error: str = ""
+
+
+class DigestScheduler:
+    """Posts each subscribed channel's digest when it is due; call ``run_due`` or ``run``.
+
+    ``posters`` maps a platform name to the adapter's ``Poster``; ``clock`` returns the current
+    aware time (tests pass a controllable one).
+    """
+
+    def __init__(
+        self,
+        library: Library,
+        store: DigestStore,
+        posters: Mapping[str, Poster] | None = None,
+        clock: Clock = utc_clock,
+        default_timezone: str = "UTC",
+    ) -> None:
+        self.library = library
+        self.store = store
+        self.posters: dict[str, Poster] = dict(posters or {})
+        self.clock = clock
+        self.default_timezone = parse_timezone(default_timezone)
+        self._lock = threading.Lock()
+
+    def subscribe(self, platform: str, channel_id: str, schedule: Schedule, always: bool, user_id: str) -> Subscription:
+        """Store the channel's subscription; its first run is the first fire time after now."""
+        return self.store.subscribe(
+            platform, channel_id, schedule.cron, schedule.timezone, always, user_id, added_at_text(self.clock())
+        )
+
+    def add_poster(self, poster: Poster) -> None:
+        """Adapters that connect later (after the scheduler started) register here."""
+        self.posters[poster.platform] = poster
+
+    # -- when ----------------------------------------------------------------------------
+
+    def anchor(self, subscription: Subscription) -> datetime:
+        """The moment after which the next run falls: the last scheduled run or the (re)subscription."""
+        last = self.store.last_run(subscription.platform, subscription.channel_id, "scheduled")
+        moments = [parse_added_at(subscription.updated_at)]
+        if last is not None:
+            moments.append(parse_added_at(last.due_at))
+        return max(moments)
+
+    def next_run(self, subscription: Subscription) -> datetime:
+        return schedule_of(subscription).next_after(self.anchor(subscription))
+
+    def window_start(self, subscription: Subscription, due: datetime) -> datetime:
+        """Where the next scheduled window starts: the end of the last covered one, so nothing is skipped."""
+        covered = self.store.last_delivered(subscription.platform, subscription.channel_id, "scheduled")
+        if covered is not None:
+            return parse_added_at(covered.until)
+        previous = schedule_of(subscription).latest_at_or_before(due - timedelta(microseconds=1))
+        return previous or due - timedelta(days=1)
+
+    # -- runs ----------------------------------------------------------------------------
+
+    def run_due(self) -> list[RunOutcome]:
+        """One pass: post every digest that is due now. Safe to call repeatedly and concurrently."""
+        outcomes: list[RunOutcome] = []
+        with self._lock:
+            for subscription in self.store.subscriptions():
+                try:
+                    outcome = self._run_one(subscription)
+                except Exception as error:  # one channel's bug must not stop the others
+                    log.exception("Digest for %s:%s failed", subscription.platform, subscription.channel_id)
+                    outcome = RunOutcome(
+                        subscription.platform, subscription.channel_id, self.clock(), FAILED, False, 0, str(error)
+                    )
+                if outcome is not None:
+                    outcomes.append(outcome)
+        return outcomes
+
+    def _run_one(self, subscription: Subscription) -> RunOutcome | None:
+        now = self.clock()
+        schedule = schedule_of(subscription)
+        due = schedule.next_after(self.anchor(subscription))
+        if due > now:
+            return None
+        # Several runs missed while down: post only the latest one, once, covering them all.
+        due = schedule.latest_at_or_before(now) or due
+        late = now - due > LATE_AFTER
+        since = self.window_start(subscription, due)
+        platform, channel = subscription.platform, subscription.channel_id
+        run_id = self.store.claim(
+            platform, channel, "scheduled", added_at_text(due), added_at_text(since), added_at_text(now), late
+        )
+        if run_id is None:
+            return None  # claimed already (another pass or process): never post twice
+        digest = build_digest(self.library, channel, since, now, now, zone=schedule.zone, late=late)
+        if not digest.stories and not subscription.always:
+            self.store.finish(run_id, EMPTY)
+            return RunOutcome(platform, channel, due, EMPTY, late, 0)
+        poster = self.posters.get(platform)
+        try:
+            if poster is None:
+                raise DeliveryError(f"{platform} is not connected")
+            poster.post(channel, DigestReply(digest))
+        except DeliveryError as error:
+            log.warning("Digest for %s:%s not delivered: %s", platform, channel, error)
+            self.store.finish(run_id, FAILED, digest.article_count, str(error) or type(error).__name__)
+            return RunOutcome(platform, channel, due, FAILED, late, digest.article_count, str(error))
+        self.store.finish(run_id, SENT, digest.article_count)
+        log.info(
+            "Digest posted to %s:%s (%d articles%s)", platform, channel, digest.article_count, ", late" if late else ""
+        )
+        return RunOutcome(platform, channel, due, SENT, late, digest.article_count)
+
+    def on_demand(self, platform: str, channel_id: str, since: datetime | None = None) -> Digest:
+        """A digest now, since ``since`` or the channel's last digest (else the last 24 hours)."""
+        now = self.clock()
+        subscription = self.store.subscription(platform, channel_id)
+        zone = ZoneInfo(subscription.timezone if subscription else self.default_timezone)
+        if since is None:
+            last = self.store.last_delivered(platform, channel_id)
+            since = parse_added_at(last.until) if last else now - timedelta(days=1)
+        digest = build_digest(self.library, channel_id, since, now, now, zone=zone)
+        # Recorded so that the next `/digest now` continues from here (the caller posts it).
+        run_id = self.store.claim(platform, channel_id, "on_demand", added_at_text(now), digest.since, digest.until)
+        if run_id is not None:
+            self.store.finish(run_id, SENT if digest.stories else EMPTY, digest.article_count)
+        return digest
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def seconds_until_next(self) -> float:
+        now = self.clock()
+        upcoming = [self.next_run(s) for s in self.store.subscriptions()]
+        if not upcoming:
+            return MAX_SLEEP
+        return min(MAX_SLEEP, max(0.5, (min(upcoming) - now).total_seconds()))
+
+    def run(self, stop: threading.Event) -> None:
+        """Post due digests until ``stop`` is set; missed runs go out on the first pass."""
+        log.info("Digest scheduler started (%d subscriptions).", len(self.store.subscriptions()))
+        while not stop.is_set():
+            try:
+                self.run_due()
+                delay = self.seconds_until_next()
+            except Exception:  # a broken store read: keep the loop alive and try again
+                log.exception("Digest scheduler pass failed")
+                delay = MAX_SLEEP
+            stop.wait(delay)
+
+    def start(self, stop: threading.Event) -> threading.Thread:
+        """Run the loop in a daemon thread; it ends within a second of ``stop`` being set."""
+        thread = threading.Thread(target=self.run, args=(stop,), name="byline-digests", daemon=True)
+        thread.start()
+        return thread

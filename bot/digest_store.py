@@ -1,0 +1,176 @@
+"""Digest subscriptions and run history, in the bot's state file (tables from ``bot/state.py``).
+
+A scheduled run is *claimed* before anything is posted: one row per (channel, due time), kept
+unique by the database. A second process, a second pass or a restart that finds the row never
+posts that run again; a crash between claiming and posting leaves the row ``sending``, which
+``/digest status`` reports as interrupted rather than sending it twice.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from retrieval.store import utc_now
+
+from .state import BotState
+
+# Statuses of a run: claimed, then one of the three outcomes.
+SENDING, SENT, EMPTY, FAILED = "sending", "sent", "empty", "failed"
+
+
+@dataclass(frozen=True)
+class Subscription:
+    """A channel's scheduled digest. ``always`` posts "Nothing new" instead of staying quiet."""
+
+    platform: str
+    channel_id: str
+    schedule: str
+    timezone: str
+    always: bool
+    created_by: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class DigestRun:
+    """One digest, scheduled or on demand, and how it went. Times are UTC ``added_at`` strings."""
+
+    id: int
+    platform: str
+    channel_id: str
+    kind: str
+    due_at: str
+    since: str
+    until: str
+    status: str
+    late: bool
+    article_count: int
+    error: str
+    started_at: str
+    finished_at: str
+
+
+class DigestStore:
+    """Reads and writes the digest tables through the connection helpers of ``BotState``."""
+
+    def __init__(self, state: BotState) -> None:
+        self.state = state
+
+    # -- subscriptions -------------------------------------------------------------------
+
+    def subscribe(
+        self, platform: str, channel_id: str, schedule: str, timezone: str, always: bool, user_id: str, now: str = ""
+    ) -> Subscription:
+        """Create or replace the channel's subscription (one per channel); ``now`` is when, in UTC."""
+        now = now or utc_now()
+        with self.state._write() as connection:
+            connection.execute(
+                "INSERT INTO digest_subscriptions VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(platform, channel_id) DO UPDATE SET schedule=excluded.schedule, "
+                "timezone=excluded.timezone, always=excluded.always, created_by=excluded.created_by, "
+                "updated_at=excluded.updated_at",
+                (platform, channel_id, schedule, timezone, int(always), user_id, now),
+            )
+        return Subscription(platform, channel_id, schedule, timezone, always, user_id, now)
+
+    def unsubscribe(self, platform: str, channel_id: str) -> bool:
+        with self.state._write() as connection:
+            cursor = connection.execute(
+                "DELETE FROM digest_subscriptions WHERE platform=? AND channel_id=?", (platform, channel_id)
+            )
+        return cursor.rowcount > 0
+
+    def subscription(self, platform: str, channel_id: str) -> Subscription | None:
+        row = (
+            self._read()
+            .execute("SELECT * FROM digest_subscriptions WHERE platform=? AND channel_id=?", (platform, channel_id))
+            .fetchone()
+        )
+        return _subscription(row) if row else None
+
+    def subscriptions(self) -> list[Subscription]:
+        rows = self._read().execute("SELECT * FROM digest_subscriptions ORDER BY platform, channel_id")
+        return [_subscription(row) for row in rows]
+
+    # -- runs ----------------------------------------------------------------------------
+
+    def claim(
+        self, platform: str, channel_id: str, kind: str, due_at: str, since: str, until: str, late: bool = False
+    ) -> int | None:
+        """Record a run as ``sending`` before posting; None when this scheduled run was claimed already."""
+        with self.state._write() as connection:
+            cursor = connection.execute(
+                "INSERT OR IGNORE INTO digest_runs "
+                "(platform, channel_id, kind, due_at, since, until, status, late, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (platform, channel_id, kind, due_at, since, until, SENDING, int(late), utc_now()),
+            )
+        return int(cursor.lastrowid or 0) if cursor.rowcount > 0 else None
+
+    def finish(self, run_id: int, status: str, article_count: int = 0, error: str = "") -> None:
+        with self.state._write() as connection:
+            connection.execute(
+                "UPDATE digest_runs SET status=?, article_count=?, error=?, finished_at=? WHERE id=?",
+                (status, article_count, error, utc_now(), run_id),
+            )
+
+    def last_run(self, platform: str, channel_id: str, kind: str | None = None) -> DigestRun | None:
+        """The channel's latest run (of one kind, or any), whatever its outcome."""
+        query = "SELECT * FROM digest_runs WHERE platform=? AND channel_id=?"
+        params: tuple[str, ...] = (platform, channel_id)
+        if kind:
+            query, params = query + " AND kind=?", (*params, kind)
+        row = self._read().execute(query + " ORDER BY id DESC LIMIT 1", params).fetchone()
+        return _run(row) if row else None
+
+    def last_delivered(self, platform: str, channel_id: str, kind: str | None = None) -> DigestRun | None:
+        """The latest run whose window was covered (posted, or empty): the next window starts there."""
+        query = "SELECT * FROM digest_runs WHERE platform=? AND channel_id=? AND status IN (?, ?)"
+        params: tuple[str, ...] = (platform, channel_id, SENT, EMPTY)
+        if kind:
+            query, params = query + " AND kind=?", (*params, kind)
+        row = self._read().execute(query + " ORDER BY until DESC, id DESC LIMIT 1", params).fetchone()
+        return _run(row) if row else None
+
+    def runs(self, platform: str, channel_id: str) -> list[DigestRun]:
+        rows = self._read().execute(
+            "SELECT * FROM digest_runs WHERE platform=? AND channel_id=? ORDER BY id", (platform, channel_id)
+        )
+        return [_run(row) for row in rows]
+
+    def _read(self) -> sqlite3.Cursor:
+        # A cursor of our own, so that BotState's connection keeps its plain tuple rows.
+        cursor = self.state._connect().cursor()
+        cursor.row_factory = sqlite3.Row
+        return cursor
+
+
+def _subscription(row: sqlite3.Row) -> Subscription:
+    return Subscription(
+        row["platform"],
+        row["channel_id"],
+        row["schedule"],
+        row["timezone"],
+        bool(row["always"]),
+        row["created_by"],
+        row["updated_at"],
+    )
+
+
+def _run(row: sqlite3.Row) -> DigestRun:
+    return DigestRun(
+        row["id"],
+        row["platform"],
+        row["channel_id"],
+        row["kind"],
+        row["due_at"],
+        row["since"],
+        row["until"],
+        row["status"],
+        bool(row["late"]),
+        row["article_count"],
+        row["error"],
+        row["started_at"],
+        row["finished_at"],
+    )

@@ -1,0 +1,378 @@
+"""Byline on Discord: a discord.py client with slash commands, mention/DM/reply listeners and a poster.
+
+The adapter is thin: it turns Discord events into ``Service`` calls (run in a worker thread so the
+gateway heartbeat never stalls behind retrieval) and sends what ``discord_render`` builds. Every
+send carries ``AllowedMentions.none()``, so article text such as ``@everyone`` never pings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import aiohttp
+import discord
+import yarl
+from discord import app_commands
+
+from retrieval.errors import BylineError
+
+from .config import Settings
+from .delivery import DeliveryError
+from .discord_render import render
+from .discord_views import DYNAMIC_ITEMS, NO_MENTIONS, SORRY, guarded, interaction_asker, send_reply, view_for
+from .replies import AnswerReply, Reply
+from .service import Asker, Service
+
+log = logging.getLogger("byline.discord")
+
+# Only what Byline uses: guild and channel data (permissions), messages in guilds and DMs, and
+# message content, which is privileged: without it, a reply to Byline that does not mention it
+# arrives with empty text, so follow-ups in a reply chain or thread could not be read.
+INTENTS = discord.Intents.none()
+INTENTS.guilds = True
+INTENTS.guild_messages = True
+INTENTS.dm_messages = True
+INTENTS.message_content = True
+
+# View Channels, Send Messages, Send Messages in Threads, Embed Links, Read Message History.
+PERMISSIONS = discord.Permissions(
+    view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True, read_message_history=True
+)
+CONVERSATION_MEMORY = 5000
+
+
+class DiscordStartError(BylineError):
+    """Discord refused to start the bot (bad token, missing intent, unreachable API)."""
+
+
+def configure_endpoints(settings: Settings) -> None:
+    """Point discord.py at a REST/gateway proxy (or a test fake) when configured.
+
+    Both are process-wide in discord.py (class attributes), which suits one bot per process.
+    """
+    if settings.discord_api_url:
+        discord.http.Route.BASE = settings.discord_api_url.rstrip("/")
+    if settings.discord_gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
+
+
+def invite_url(application_id: int | str) -> str:
+    """The invite link with exactly the scopes and permissions Byline uses."""
+    return discord.utils.oauth_url(int(application_id), permissions=PERMISSIONS, scopes=("bot", "applications.commands"))
+
+
+class BylineClient(discord.Client):
+    """The Discord client: slash commands on ``tree``, message listeners, and ``poster``."""
+
+    def __init__(self, service: Service, settings: Settings, **options: Any) -> None:
+        options.setdefault("intents", INTENTS)
+        super().__init__(allowed_mentions=NO_MENTIONS, **options)
+        self.service = service
+        self.settings = settings
+        self.tree = app_commands.CommandTree(self)
+        self.tree.on_error = self._on_app_command_error  # type: ignore[method-assign]
+        self.poster: DiscordPoster | None = None
+        # Bot message id -> conversation key, so a long reply chain keeps its first question as
+        # context. After a restart, the chain is recovered one level up from message references.
+        self.conversations: OrderedDict[int, str] = OrderedDict()
+        register_commands(self)
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        self.poster = DiscordPoster(self, asyncio.get_running_loop())
+        add_poster = getattr(self.service, "add_poster", None)
+        if callable(add_poster):
+            add_poster(self.poster)
+        if self.settings.discord_guild_id:
+            # A guild sync is instant, which is what development wants; a global one can take an hour.
+            guild = discord.Object(int(self.settings.discord_guild_id))
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("Synced %d slash commands to guild %s.", len(synced), guild.id)
+        else:
+            synced = await self.tree.sync()
+            log.info("Synced %d slash commands globally.", len(synced))
+
+    async def on_ready(self) -> None:
+        log.info("Discord: logged in as %s (%s) in %d servers.", self.user, getattr(self.user, "id", "?"), len(self.guilds))
+
+    async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
+        log.exception("Discord event %s failed", event_method)
+
+    async def _on_app_command_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
+        log.error("Slash command failed", exc_info=error)
+        from .discord_views import tell_user
+
+        await tell_user(interaction, SORRY)
+
+    # -- messages: mentions, DMs, replies to Byline, Byline's threads ------------------------
+
+    def remember_conversation(self, message_id: int, key: str) -> None:
+        self.conversations[message_id] = key
+        while len(self.conversations) > CONVERSATION_MEMORY:
+            self.conversations.popitem(last=False)
+
+    async def on_message(self, message: discord.Message) -> None:
+        if message.author.bot or self.user is None:
+            return  # other bots and Byline itself: never answer, never loop
+        try:
+            trigger = await self._trigger(message)
+            if trigger is None:
+                return
+            question, key = trigger
+            asker = Asker("discord", str(message.author.id), str(message.channel.id), self._is_admin(message.author), key)
+            async with message.channel.typing():
+                reply = await asyncio.to_thread(answer_message, self.service, question, asker)
+            sent = await send_to_channel(message.channel, reply, reference=message)
+            for bot_message in sent:
+                self.remember_conversation(bot_message.id, key)
+        except Exception:
+            log.exception("Discord message handler failed (message %s)", message.id)
+            try:
+                await message.channel.send(SORRY, reference=message.to_reference(fail_if_not_exists=False), allowed_mentions=NO_MENTIONS)
+            except discord.HTTPException:
+                log.exception("Could not tell the user about the error")
+
+    async def _trigger(self, message: discord.Message) -> tuple[str, str] | None:
+        """(question, conversation key) when the message is for Byline, else None."""
+        assert self.user is not None
+        me = self.user.id
+        question = re.sub(rf"<@!?{me}>", " ", message.content).strip()
+        replied = await self._replied_bot_message(message)
+        channel = message.channel
+        if replied is not None:
+            return question, self._chain_key(replied)
+        if message.guild is None:
+            return question, f"discord:{channel.id}:dm"
+        in_own_thread = isinstance(channel, discord.Thread) and channel.owner_id == me
+        if in_own_thread:
+            return question, f"discord:{channel.id}:{channel.id}"
+        if me in message.raw_mentions:
+            root = channel.id if isinstance(channel, discord.Thread) else message.id
+            return question, f"discord:{channel.id}:{root}"
+        return None
+
+    async def _replied_bot_message(self, message: discord.Message) -> discord.Message | None:
+        reference = message.reference
+        if reference is None or reference.message_id is None:
+            return None
+        resolved = reference.resolved if isinstance(reference.resolved, discord.Message) else reference.cached_message
+        if resolved is None:
+            try:
+                resolved = await message.channel.fetch_message(reference.message_id)
+            except discord.HTTPException:
+                return None
+        assert self.user is not None
+        return resolved if resolved.author.id == self.user.id else None
+
+    def _chain_key(self, bot_message: discord.Message) -> str:
+        known = self.conversations.get(bot_message.id)
+        if known:
+            return known
+        # Byline's answer replies to the question that started the chain, so that is the root.
+        parent = bot_message.reference.message_id if bot_message.reference else None
+        return f"discord:{bot_message.channel.id}:{parent or bot_message.id}"
+
+    def _is_admin(self, user: discord.User | discord.Member) -> bool:
+        if str(user.id) in self.settings.discord_admins:
+            return True
+        if isinstance(user, discord.Member):
+            perms = user.guild_permissions
+            return perms.manage_channels or perms.manage_guild or perms.administrator
+        return False
+
+
+def answer_message(service: Service, question: str, asker: Asker) -> Reply:
+    """A message's text as a service call: empty -> help, "/cmd ..." -> command, else a question."""
+    if not question:
+        return service.help()
+    if question.startswith("/"):
+        return service.run_command(question, asker)
+    return service.ask(question, asker)
+
+
+async def send_to_channel(
+    channel: discord.abc.Messageable, reply: Reply, reference: discord.Message | None = None
+) -> list[discord.Message]:
+    """Send a reply as one or more messages; the first replies to ``reference``, buttons go last."""
+    messages = render(reply)
+    view = view_for(reply)
+    sent = []
+    for index, message in enumerate(messages):
+        kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+        if index == 0 and reference is not None:
+            kwargs["reference"] = reference.to_reference(fail_if_not_exists=False)
+        if index == len(messages) - 1 and view is not None:
+            kwargs["view"] = view
+        sent.append(await channel.send(content=message.content or None, embeds=message.embeds, **kwargs))
+    return sent
+
+
+# -- slash commands --------------------------------------------------------------------------
+
+
+async def slash(
+    interaction: discord.Interaction[Any],
+    name: str,
+    work: Callable[[Asker], Reply],
+    *,
+    defer: bool,
+    private: bool = False,
+    remember: str = "",
+) -> None:
+    """Run a slash command: defer if asked, work in a thread, reply, and never fail silently.
+
+    /ask, /search, /digest and /ingest always defer: retrieval is usually well under a second,
+    but on a busy two-core host a cold query or an ingest can pass Discord's 3-second limit, and a
+    defer costs one request and shows "Byline is thinking…", which is the typing indicator here.
+    """
+    async with guarded(interaction, f"/{name}"):
+        if defer:
+            await interaction.response.defer(ephemeral=private, thinking=True)
+        asker = interaction_asker(interaction)
+        reply = await asyncio.to_thread(work, asker)
+        if private and isinstance(reply, AnswerReply):
+            reply.private = True
+        sent = await send_reply(interaction, reply, deferred_private=private)
+        client = interaction.client
+        if remember and isinstance(reply, AnswerReply) and isinstance(client, BylineClient):
+            # A reply to this answer is a follow-up: give it this question as context.
+            for message in sent:
+                key = f"discord:{interaction.channel_id}:{message.id}"
+                client.remember_conversation(message.id, key)
+                await asyncio.to_thread(client.service.state.remember, key, remember)
+
+
+def register_commands(client: BylineClient) -> None:
+    """Every slash command, each a short function over the service."""
+    tree, service = client.tree, client.service
+
+    @tree.command(name="ask", description="Answer a question with verbatim, cited quotes from the articles")
+    @app_commands.describe(question="What you want to know, e.g. what did Mourinho say about the referee?", private="Only you see the answer (default: off)")
+    async def ask(interaction: discord.Interaction[Any], question: app_commands.Range[str, 1, 1000], private: bool = False) -> None:
+        await slash(interaction, "ask", lambda asker: service.ask(question, asker), defer=True, private=private, remember=question)
+
+    @tree.command(name="search", description="The article passages that best match a query")
+    @app_commands.describe(query="Words to look for, e.g. Kompany injury")
+    async def search(interaction: discord.Interaction[Any], query: app_commands.Range[str, 1, 500]) -> None:
+        await slash(interaction, "search", lambda asker: service.search(query), defer=True)
+
+    @tree.command(name="sources", description="The articles Byline knows, newest first")
+    @app_commands.describe(page="Page number (default 1)")
+    async def sources(interaction: discord.Interaction[Any], page: app_commands.Range[int, 1, 100000] = 1) -> None:
+        await slash(interaction, "sources", lambda asker: service.sources(page), defer=False)
+
+    @tree.command(name="help", description="What Byline can do and how to ask")
+    async def help_(interaction: discord.Interaction[Any]) -> None:
+        await slash(interaction, "help", lambda asker: service.help(), defer=False)
+
+    @tree.command(name="ingest", description="Add an article to Byline from a URL or an uploaded file")
+    @app_commands.describe(url="The article's web address", file="An article file (text or HTML) instead of a URL")
+    async def ingest(interaction: discord.Interaction[Any], url: str | None = None, file: discord.Attachment | None = None) -> None:
+        target = url or (file.url if file else "")
+        await slash(interaction, "ingest", lambda asker: service.run_command(f"/ingest {target}".strip(), asker), defer=True)
+
+    digest = app_commands.Group(name="digest", description="News digests for this channel")
+
+    def run_digest(interaction: discord.Interaction[Any], args: str, private: bool) -> Any:
+        return slash(interaction, "digest", lambda asker: service.run_command(f"/digest {args}".strip(), asker), defer=True, private=private)
+
+    @digest.command(name="now", description="A digest of what is new since this channel's last digest")
+    async def digest_now(interaction: discord.Interaction[Any]) -> None:
+        await run_digest(interaction, "now", False)
+
+    @digest.command(name="since", description="A digest of the articles added since a time")
+    @app_commands.describe(when="yesterday, 2h, 3d or a date like 2026-11-30")
+    async def digest_since(interaction: discord.Interaction[Any], when: app_commands.Range[str, 1, 100]) -> None:
+        await run_digest(interaction, f"since {when}", False)
+
+    @digest.command(name="subscribe", description="Post digests here on a schedule (needs Manage Channels)")
+    @app_commands.describe(schedule="daily 09:00 [Europe/London], weekly mon 09:00, or a cron expression")
+    async def digest_subscribe(interaction: discord.Interaction[Any], schedule: app_commands.Range[str, 1, 200]) -> None:
+        await run_digest(interaction, f"subscribe {schedule}", True)
+
+    @digest.command(name="unsubscribe", description="Stop this channel's scheduled digests (needs Manage Channels)")
+    async def digest_unsubscribe(interaction: discord.Interaction[Any]) -> None:
+        await run_digest(interaction, "unsubscribe", True)
+
+    @digest.command(name="status", description="This channel's digest schedule: next run, last run, what it covers")
+    async def digest_status(interaction: discord.Interaction[Any]) -> None:
+        await run_digest(interaction, "status", True)
+
+    tree.add_command(digest)
+
+
+# -- posting from other threads (digests, feed notices) ------------------------------------
+
+
+class DiscordPoster:
+    """Posts a reply to a channel from any thread (the scheduler's), via the client's loop."""
+
+    platform = "discord"
+
+    def __init__(self, client: BylineClient, loop: asyncio.AbstractEventLoop, timeout: float = 60.0) -> None:
+        self.client, self.loop, self.timeout = client, loop, timeout
+
+    def post(self, channel_id: str, reply: Reply) -> None:
+        if not channel_id.isdigit():
+            raise DeliveryError(f"Not a Discord channel id: {channel_id!r}")
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            raise RuntimeError("DiscordPoster.post blocks; call it from another thread, not the client's event loop")
+        future = asyncio.run_coroutine_threadsafe(self._post(int(channel_id), reply), self.loop)
+        try:
+            future.result(self.timeout)
+        except discord.Forbidden as error:
+            raise DeliveryError(f"Byline may not post in Discord channel {channel_id} (403: {error.text or 'Missing Permissions'})") from None
+        except discord.NotFound as error:
+            raise DeliveryError(f"Discord channel {channel_id} no longer exists (404: {error.text or 'Unknown Channel'})") from None
+
+    async def _post(self, channel_id: int, reply: Reply) -> None:
+        await send_to_channel(self.client.get_partial_messageable(channel_id), reply)
+
+
+# -- start and stop ------------------------------------------------------------------------
+
+
+async def _close_when_set(stop: threading.Event, client: discord.Client) -> None:
+    while not stop.is_set():
+        await asyncio.sleep(0.25)
+    await client.close()
+
+
+async def run_client(client: BylineClient, token: str, stop: threading.Event) -> None:
+    """Log in, sync commands, and serve until ``stop`` is set; start-up failures become one line."""
+    async with client:
+        watcher = asyncio.create_task(_close_when_set(stop, client))
+        try:
+            await client.start(token)
+        except discord.LoginFailure:
+            raise DiscordStartError(
+                "Discord rejected DISCORD_TOKEN (401 Unauthorized): copy the bot token again from the "
+                "Developer Portal (Applications → your app → Bot → Reset Token)."
+            ) from None
+        except discord.PrivilegedIntentsRequired:
+            raise DiscordStartError(
+                "Discord refused the Message Content intent: turn it on under Bot → Privileged Gateway "
+                "Intents (Byline needs it to read follow-up replies that do not mention it)."
+            ) from None
+        except (aiohttp.ClientConnectionError, discord.GatewayNotFound) as error:
+            raise DiscordStartError(f"Could not reach Discord ({type(error).__name__}); check DISCORD_API_URL / DISCORD_GATEWAY_URL and the network.") from None
+        finally:
+            watcher.cancel()
+
+
+def run(service: Service, settings: Settings, stop: threading.Event) -> None:
+    """``byline serve``'s Discord adapter: blocks until ``stop`` is set or the client fails."""
+    configure_endpoints(settings)
+    client = BylineClient(service, settings)
+    asyncio.run(run_client(client, settings.discord_token, stop))

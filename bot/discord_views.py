@@ -1,0 +1,213 @@
+"""Discord buttons and interaction replies.
+
+Buttons are ``DynamicItem``s: the ``custom_id`` carries everything a click needs (the answer id,
+the page), and discord.py routes any click whose id matches a template, so buttons on messages
+sent before a restart keep working without re-attaching views to message ids. An answer id the
+store no longer knows gets a clear "expired" notice from the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+from .discord_render import DiscordMessage, render
+from .replies import AnswerReply, Reply, SourcesReply, TextReply
+from .service import Asker
+
+if TYPE_CHECKING:
+    from .service import Service
+
+log = logging.getLogger("byline.discord")
+
+NO_MENTIONS = discord.AllowedMentions.none()
+EPHEMERAL = 64
+SORRY = "Sorry — something went wrong on Byline's side while handling that. It has been logged; please try again."
+
+# Answer ids are uuid4 hex prefixes (bot/state.py); the template rejects anything else.
+ANSWER_ID = r"(?P<id>[0-9a-f]{6,40})"
+
+
+def service_of(interaction: discord.Interaction[Any]) -> Service:
+    return cast("Service", interaction.client.service)  # type: ignore[attr-defined]
+
+
+def admins_of(interaction: discord.Interaction[Any]) -> frozenset[str]:
+    return cast(frozenset[str], interaction.client.settings.discord_admins)  # type: ignore[attr-defined]
+
+
+def interaction_asker(interaction: discord.Interaction[Any], conversation: str = "") -> Asker:
+    """The asker of an interaction; admin = Manage Channels / Manage Guild here, or listed in config."""
+    user_id = str(interaction.user.id)
+    perms = interaction.permissions
+    is_admin = user_id in admins_of(interaction) or (
+        interaction.guild_id is not None and (perms.manage_channels or perms.manage_guild or perms.administrator)
+    )
+    return Asker("discord", user_id, str(interaction.channel_id or ""), is_admin, conversation)
+
+
+# -- buttons -------------------------------------------------------------------------------
+
+
+class PassagesButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"byline:passages:{ANSWER_ID}"):
+    """"Show passages": the paragraphs an answer cites, shown only to whoever clicks."""
+
+    def __init__(self, answer_id: str) -> None:
+        super().__init__(
+            discord.ui.Button(label="Show passages", emoji="📄", style=discord.ButtonStyle.secondary, custom_id=f"byline:passages:{answer_id}")
+        )
+        self.answer_id = answer_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str], /) -> PassagesButton:
+        return cls(match["id"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        async with guarded(interaction, "Show passages"):
+            reply = await asyncio.to_thread(service_of(interaction).passages, self.answer_id)
+            await send_reply(interaction, reply, private=True)
+
+
+class VoteButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"byline:vote:(?P<vote>up|down):{ANSWER_ID}"):
+    """👍 / 👎 feedback: one vote per user per answer; clicking again changes it."""
+
+    def __init__(self, answer_id: str, vote: str) -> None:
+        super().__init__(
+            discord.ui.Button(emoji="👍" if vote == "up" else "👎", style=discord.ButtonStyle.secondary, custom_id=f"byline:vote:{vote}:{answer_id}")
+        )
+        self.answer_id, self.vote = answer_id, vote
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str], /) -> VoteButton:
+        return cls(match["id"], match["vote"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        async with guarded(interaction, "feedback"):
+            service = service_of(interaction)
+            reply = await asyncio.to_thread(service.feedback, self.answer_id, interaction_asker(interaction), 1 if self.vote == "up" else -1)
+            await send_reply(interaction, reply, private=True)
+
+
+class SourcesPageButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"byline:sources:(?P<dir>prev|next):(?P<page>[0-9]{1,6})"):
+    """Previous / next page of /sources; the click edits the list in place."""
+
+    def __init__(self, direction: str, page: int, disabled: bool = False) -> None:
+        label = "◀ Previous" if direction == "prev" else "Next ▶"
+        super().__init__(
+            discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=f"byline:sources:{direction}:{page}", disabled=disabled)
+        )
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str], /) -> SourcesPageButton:
+        return cls(match["dir"], int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        async with guarded(interaction, "sources page"):
+            reply = await asyncio.to_thread(service_of(interaction).sources, self.page)
+            message = render(reply)[0]
+            await interaction.response.edit_message(content=message.content or None, embeds=message.embeds, view=view_for(reply), allowed_mentions=NO_MENTIONS)
+
+
+DYNAMIC_ITEMS = (PassagesButton, VoteButton, SourcesPageButton)
+
+
+def answer_view(reply: AnswerReply) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    if reply.answer.citations:
+        view.add_item(PassagesButton(reply.answer_id))
+    view.add_item(VoteButton(reply.answer_id, "up"))
+    view.add_item(VoteButton(reply.answer_id, "down"))
+    return view
+
+
+def sources_view(reply: SourcesReply) -> discord.ui.View | None:
+    if reply.pages <= 1:
+        return None
+    view = discord.ui.View(timeout=None)
+    # Both ids always differ (page-1 vs page+1 with different prefixes), as Discord requires.
+    view.add_item(SourcesPageButton("prev", max(1, reply.page - 1), disabled=reply.page <= 1))
+    view.add_item(SourcesPageButton("next", min(reply.pages, reply.page + 1), disabled=reply.page >= reply.pages))
+    return view
+
+
+def view_for(reply: Reply) -> discord.ui.View | None:
+    """The buttons that go under a reply's last message."""
+    if isinstance(reply, AnswerReply):
+        return answer_view(reply)
+    if isinstance(reply, SourcesReply):
+        return sources_view(reply)
+    return None
+
+
+# -- replying to interactions -------------------------------------------------------------
+
+
+def _kwargs(message: DiscordMessage, view: discord.ui.View | None) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+    if message.content:
+        kwargs["content"] = message.content
+    if message.embeds:
+        kwargs["embeds"] = message.embeds
+    if view is not None:
+        kwargs["view"] = view
+    return kwargs
+
+
+async def send_reply(
+    interaction: discord.Interaction[Any], reply: Reply, *, private: bool | None = None, deferred_private: bool = False
+) -> list[discord.Message]:
+    """Send a reply as the interaction response, or as followups once deferred.
+
+    After a public defer, Discord turns the first followup into that public message whatever
+    its flags say; a private reply (an error, a usage notice) therefore deletes the public
+    "thinking…" message first and follows up ephemerally.
+    """
+    private = reply.private if private is None else private
+    messages = render(reply)
+    view = view_for(reply)
+    sent: list[discord.Message] = []
+    response = cast("discord.InteractionResponse[Any]", interaction.response)
+    if not response.is_done():
+        first = messages.pop(0)
+        callback = await response.send_message(ephemeral=private, **_kwargs(first, None if messages else view))
+        if isinstance(callback.resource, discord.Message):
+            sent.append(callback.resource)
+    elif private and not deferred_private:
+        try:
+            await interaction.delete_original_response()
+        except discord.HTTPException:
+            log.debug("Could not delete the deferred response; following up anyway.", exc_info=True)
+    for index, message in enumerate(messages):
+        last = index == len(messages) - 1
+        sent.append(await interaction.followup.send(ephemeral=private, wait=True, **_kwargs(message, view if last else None)))
+    return sent
+
+
+class guarded:  # noqa: N801 - used like a function: ``async with guarded(interaction, what):``
+    """Turns an exception in a handler into a short message for the user and a logged traceback."""
+
+    def __init__(self, interaction: discord.Interaction[Any], what: str) -> None:
+        self.interaction, self.what = interaction, what
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> bool:
+        if error is None or not isinstance(error, Exception):
+            return False
+        log.error("Discord %s failed for user %s", self.what, self.interaction.user.id, exc_info=(kind, error, tb))
+        await tell_user(self.interaction, SORRY)
+        return True
+
+
+async def tell_user(interaction: discord.Interaction[Any], text: str) -> None:
+    """A short private notice, whatever state the interaction is in; never raises."""
+    try:
+        await send_reply(interaction, TextReply(text, private=True, error=True))
+    except Exception:
+        log.exception("Could not tell the user about an error")

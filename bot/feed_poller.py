@@ -1,0 +1,85 @@
+"""Background polling while ``byline serve`` runs: feeds and a watched folder, every interval.
+
+The interval (``BYLINE_FEED_INTERVAL`` seconds, default 900) gets up to 10% jitter, so many
+Byline instances do not hit the same feeds at the same second. Each round polls every feed
+and ingests the files in ``BYLINE_WATCH_DIR`` (idempotent: unchanged files are skipped).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from retrieval.feeds import poll_feeds
+from retrieval.fetch import Fetcher
+from retrieval.library import Library
+from retrieval.web import INGEST_LOCK
+
+from .service import Service
+
+log = logging.getLogger("byline.poller")
+
+DEFAULT_INTERVAL = 900.0
+JITTER = 0.1
+
+
+@dataclass(frozen=True)
+class PollerSettings:
+    interval: float
+    watch_dir: Path | None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> PollerSettings:
+        raw = environ.get("BYLINE_FEED_INTERVAL", "").strip() or str(DEFAULT_INTERVAL)
+        try:
+            interval = float(raw)
+        except ValueError:
+            raise ValueError(f"BYLINE_FEED_INTERVAL must be a number of seconds, not {raw!r}") from None
+        if interval <= 0:
+            raise ValueError("BYLINE_FEED_INTERVAL must be more than 0 seconds")
+        watch = environ.get("BYLINE_WATCH_DIR", "").strip()
+        return cls(interval, Path(watch).expanduser() if watch else None)
+
+
+def poll_round(library: Library, fetcher: Fetcher, watch_dir: Path | None) -> None:
+    """Poll every feed, then the watched folder; errors are logged, never raised."""
+    for result in poll_feeds(library, fetcher):
+        if result.error:
+            log.warning("Feed %s: %s", result.feed.url, result.error)
+        elif result.added or result.updated:
+            log.info("Feed %s: %d added, %d updated.", result.feed.url, result.added, result.updated)
+    if watch_dir is not None and watch_dir.is_dir():
+        try:
+            with INGEST_LOCK:
+                report = library.ingest([watch_dir])
+            if report.added or report.replaced or report.failed:
+                log.info("Watched folder %s: %s.", watch_dir, report.summary())
+            for path, reason in report.failed:
+                log.warning("Watched folder: skipped %s: %s", path, reason)
+        except Exception:  # the poller must outlive one bad round
+            log.exception("Ingesting the watched folder %s failed.", watch_dir)
+
+
+def start_background(
+    service: Service, settings_env: Mapping[str, str], stop_event: threading.Event
+) -> threading.Thread:
+    """Start the polling thread; it runs a round at once, then every interval, until stopped."""
+    settings = PollerSettings.from_env(settings_env)
+    fetcher = Fetcher.from_env(settings_env)
+
+    def loop() -> None:
+        while not stop_event.is_set():
+            try:
+                poll_round(service.library, fetcher, settings.watch_dir)
+            except Exception:
+                log.exception("A polling round failed.")
+            wait = settings.interval * (1 + random.uniform(-JITTER, JITTER))
+            stop_event.wait(wait)
+
+    thread = threading.Thread(target=loop, name="byline-feeds", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,79 @@
+"""The admin-only ``/ingest URL`` chat command, and ingest of files attached in chat.
+
+Adapters call ``register_ingest(service)`` once (it registers the command), and hand an
+attached file to ``ingest_upload(service, filename, data, asker)``. Both reply with what was
+added (headline, paragraphs, quotes found) or why nothing was.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import PurePath
+
+from retrieval.errors import BylineError, UnreadableArticle
+from retrieval.fetch import Fetcher
+from retrieval.html import html_to_draft
+from retrieval.library import IngestReport
+from retrieval.loader import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, decode_text, parse_text_article
+from retrieval.web import ingest_urls, store_drafts
+
+from .replies import TextReply
+from .service import Asker, Command, Service
+
+USAGE = "Usage: `/ingest URL` (admins only), e.g. `/ingest https://www.bbc.co.uk/sport/football/123`"
+
+
+def register_ingest(service: Service, fetcher: Fetcher | None = None) -> None:
+    """Add ``/ingest`` to the service; the fetcher defaults to the environment's policy."""
+
+    def run(args: str, asker: Asker) -> TextReply:
+        url = args.strip().strip("<>")  # Slack wraps links in <...>
+        if not url or " " in url:
+            return TextReply(USAGE, private=True, error=True)
+        policy = fetcher or Fetcher.from_env(os.environ)
+        return describe(ingest_urls(service.library, [url], policy))
+
+    summary = "add an article from a web page (admins only)"
+    service.register(Command("ingest", "/ingest URL", summary, run, admin_only=True))
+
+
+def ingest_upload(service: Service, filename: str, data: bytes, asker: Asker) -> TextReply:
+    """Ingest a file attached to a chat message (.txt, .md, .html); admins only."""
+    if not asker.is_admin:
+        return TextReply("Only Byline admins can add articles.", private=True, error=True)
+    name = PurePath(filename).name or "upload"
+    suffix = PurePath(name).suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        kinds = ", ".join(sorted(SUPPORTED_SUFFIXES))
+        shown = suffix or "files without an extension"
+        return TextReply(f"{name}: Byline reads {kinds} files, not {shown}.", private=True, error=True)
+    if len(data) > MAX_FILE_BYTES:
+        return TextReply(f"{name}: {len(data) // 1_000_000} MB is too big for one article.", private=True, error=True)
+    # Keyed by platform and file name: uploading a corrected file replaces the earlier one.
+    key = f"upload:{asker.platform}:{name}"
+    try:
+        text = decode_text(data, name)
+        if suffix in {".html", ".htm"}:
+            draft = html_to_draft(text, key)
+        else:
+            draft = parse_text_article(text, key, markdown=suffix in {".md", ".markdown"})
+    except UnreadableArticle as error:
+        return TextReply(f"{name}: could not add it: {error}", private=True, error=True)
+    try:
+        return describe(store_drafts(service.library, [draft]))
+    except BylineError as error:
+        return TextReply(f"{name}: could not add it: {error}", private=True, error=True)
+
+
+def describe(report: IngestReport) -> TextReply:
+    """What an ingest did, in a line or a few."""
+    lines = [f"Added “{title}”" for _, title in report.added]
+    lines += [f"Updated “{title}” (the old version was replaced)" for _, title in report.replaced]
+    lines += [f"Already stored, unchanged: {key}" for key in report.unchanged]
+    # Fetch errors already start with their URL; don't say it twice.
+    for key, why in report.failed:
+        lines.append(f"Could not add {why}" if why.startswith(key) else f"Could not add {key}: {why}")
+    if report.added or report.replaced:
+        lines.append(f"{report.paragraphs} paragraphs, {report.quotes} quotes found.")
+    failed_only = bool(report.failed) and not (report.added or report.replaced or report.unchanged)
+    return TextReply("\n".join(lines) or "Nothing to add.", private=failed_only, error=failed_only)

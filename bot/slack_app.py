@@ -1,0 +1,388 @@
+"""The Slack adapter: a slack-bolt app that parses events and commands, calls the service, and
+posts the replies rendered by ``slack_render``.
+
+Every listener acknowledges first and does the work in a bolt lazy listener, which runs on a
+small bounded thread pool: retrieval never holds up the thread that answers Slack within its
+3 seconds. Both transports are here: Socket Mode (the default, no public URL) and the HTTP
+Events API served by a threaded WSGI server at ``/slack/events``.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from slack_bolt import Ack, App, Respond
+from slack_bolt.adapter.socket_mode import SocketModeHandler
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
+
+from retrieval.errors import BylineError
+
+from .config import Settings
+from .delivery import DeliveryError
+from .replies import Reply
+from .service import Asker, Service
+from .slack_render import ACTION_PASSAGES, ACTION_VOTE_DOWN, ACTION_VOTE_UP, SlackMessage, render
+
+log = logging.getLogger("byline.slack")
+
+PLATFORM = "slack"
+EVENTS_PATH = "/slack/events"
+WORKING_REACTION = "eyes"
+WORKING_AFTER_S = 1.0
+WORKERS = 4
+# Commands that go straight to the service under their own name; /byline takes a subcommand.
+ROUTED_COMMANDS = ("ask", "search", "sources", "digest", "ingest")
+_MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+# Errors that mean "Byline cannot post there", with what the operator can do about it.
+_CHANNEL_HINTS = {
+    "not_in_channel": "invite Byline to the channel (/invite @Byline)",
+    "channel_not_found": "the channel was deleted, or Byline cannot see it",
+    "is_archived": "the channel is archived",
+    "restricted_action": "the workspace does not let Byline post there",
+    "missing_scope": "reinstall the app from slack/manifest.yml to grant its scopes",
+}
+
+
+class SlackSetupError(BylineError):
+    """Slack could not be started as configured; the message names the setting to fix."""
+
+
+def make_client(settings: Settings) -> WebClient:
+    """A Web API client at ``SLACK_API_URL`` that retries 429s after ``Retry-After``."""
+    base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
+    return WebClient(
+        token=settings.slack_bot_token,
+        base_url=base_url,
+        timeout=30,
+        retry_handlers=[ConnectionErrorRetryHandler(max_retry_count=2), RateLimitErrorRetryHandler(max_retry_count=3)],
+    )
+
+
+def _channel_problem(error: SlackApiError) -> str:
+    code = str(error.response.get("error", "unknown_error"))
+    hint = _CHANNEL_HINTS.get(code)
+    return f"{code}: {hint}" if hint else code
+
+
+class SlackPoster:
+    """Posts replies (digests, feed notices) to Slack channels for the scheduler."""
+
+    platform = PLATFORM
+
+    def __init__(self, client: WebClient) -> None:
+        self.client = client
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SlackPoster:
+        return cls(make_client(settings))
+
+    def post(self, channel_id: str, reply: Reply) -> None:
+        for message in render(reply):
+            try:
+                post_message(self.client, channel_id, message)
+            except SlackApiError as error:
+                raise DeliveryError(
+                    f"Slack: cannot post to channel {channel_id} ({_channel_problem(error)})."
+                ) from error
+
+
+def post_message(client: WebClient, channel: str, message: SlackMessage, thread_ts: str | None = None) -> None:
+    """``chat.postMessage`` with Byline's rules: no ``link_names``, no unfurls."""
+    client.chat_postMessage(
+        channel=channel,
+        text=message.text,
+        blocks=message.blocks,
+        thread_ts=thread_ts,
+        unfurl_links=False,
+        unfurl_media=False,
+    )
+
+
+def question_text(text: str) -> str:
+    """A message's text as a question: mentions removed, Slack's escapes undone."""
+    return html.unescape(_MENTION.sub(" ", text or "")).strip()
+
+
+class SlackAdapter:
+    """The bolt app wired to the service: mentions, DMs, thread follow-ups, commands, buttons."""
+
+    def __init__(
+        self,
+        service: Service,
+        settings: Settings,
+        working_after: float = WORKING_AFTER_S,
+        workers: int = WORKERS,
+    ) -> None:
+        self.service = service
+        self.settings = settings
+        self.working_after = working_after
+        self.client = make_client(settings)
+        self.bot_user_id = self._check_token()
+        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="byline-slack")
+        self.app = App(
+            client=self.client,
+            signing_secret=settings.slack_signing_secret,
+            request_verification_enabled=settings.slack_mode == "http",
+            # Checked above with a clearer error; bolt would raise a long one with the response.
+            token_verification_enabled=False,
+            listener_executor=self.executor,
+            # With this on, bolt waits for the listener to finish before replying over HTTP.
+            process_before_response=False,
+        )
+        self.poster = SlackPoster(self.client)
+        self._register()
+
+    def _check_token(self) -> str:
+        try:
+            result = self.client.auth_test()
+        except SlackApiError as error:
+            code = error.response.get("error", "unknown_error")
+            raise SlackSetupError(
+                f"Slack rejected SLACK_BOT_TOKEN ({code}): set it to the app's Bot User OAuth Token (xoxb-…)."
+            ) from None
+        except OSError as error:
+            raise SlackSetupError(
+                f"Cannot reach the Slack API at {self.settings.slack_api_url} ({type(error).__name__}); check SLACK_API_URL."
+            ) from None
+        return str(result.get("user_id", ""))
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- wiring --------------------------------------------------------------------------
+
+    def _register(self) -> None:
+        app = self.app
+        app.event("app_mention")(ack=_ack, lazy=[self.on_mention])
+        app.event("message")(ack=_ack, lazy=[self.on_message])
+        for name in (*ROUTED_COMMANDS, "byline"):
+            app.command(f"/{name}")(ack=_ack, lazy=[self.on_command])
+        app.action(ACTION_PASSAGES)(ack=_ack, lazy=[self.on_show_passages])
+        app.action(ACTION_VOTE_UP)(ack=_ack, lazy=[self.on_vote])
+        app.action(ACTION_VOTE_DOWN)(ack=_ack, lazy=[self.on_vote])
+        app.error(self._on_error)
+
+    def _on_error(self, error: Exception, body: dict[str, Any]) -> None:
+        log.error("Slack: a handler failed on a %s: %s", body.get("type", "request"), error, exc_info=error)
+
+    def asker(self, user_id: str, channel_id: str, conversation: str = "") -> Asker:
+        is_admin = user_id in self.settings.slack_admins
+        return Asker(PLATFORM, user_id, channel_id, is_admin=is_admin, conversation=conversation)
+
+    # -- events --------------------------------------------------------------------------
+
+    def _from_a_bot(self, event: dict[str, Any]) -> bool:
+        return bool(event.get("bot_id")) or event.get("user") == self.bot_user_id or not event.get("user")
+
+    def on_mention(self, event: dict[str, Any]) -> None:
+        """A mention in a channel: answer in a thread under the question."""
+        if self._from_a_bot(event):
+            return
+        channel, thread_ts = event["channel"], event.get("thread_ts") or event["ts"]
+        self._answer(event, f"slack:{channel}:{thread_ts}", thread_ts)
+
+    def on_message(self, event: dict[str, Any]) -> None:
+        """DMs, and replies in a thread Byline is part of (follow-ups need no mention)."""
+        # Edits, deletions, joins, file shares and bot posts all carry a subtype: not questions.
+        if event.get("subtype") or self._from_a_bot(event):
+            return
+        channel, thread_ts = event.get("channel", ""), event.get("thread_ts")
+        if event.get("channel_type") == "im":
+            conversation = f"slack:{channel}:{thread_ts}" if thread_ts else f"slack:{channel}"
+            self._answer(event, conversation, thread_ts)
+            return
+        if not thread_ts or f"<@{self.bot_user_id}>" in event.get("text", ""):
+            return  # not a thread reply, or an app_mention that on_mention answers
+        conversation = f"slack:{channel}:{thread_ts}"
+        if self.service.state.history(conversation):
+            self._answer(event, conversation, thread_ts)
+
+    def _answer(self, event: dict[str, Any], conversation: str, thread_ts: str | None) -> None:
+        channel, user = event["channel"], event["user"]
+        question = question_text(event.get("text", ""))
+        asker = self.asker(user, channel, conversation)
+        # The 👀 stays until the answer is posted, so the user never sees a gap.
+        with self._working(channel, event["ts"]):
+            reply = self.service.ask(question, asker) if question else self.service.help()
+            self.send(channel, reply, user=user, thread_ts=thread_ts)
+
+    @contextmanager
+    def _working(self, channel: str, ts: str) -> Iterator[None]:
+        """Shows 👀 on the question if the work takes longer than ``working_after``."""
+        lock = threading.Lock()
+        state = {"done": False, "added": False}
+
+        def add() -> None:
+            with lock:
+                if state["done"]:
+                    return
+                state["added"] = self._react("reactions_add", channel, ts)
+
+        timer = threading.Timer(self.working_after, add)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+            with lock:
+                state["done"] = True
+                if state["added"]:
+                    self._react("reactions_remove", channel, ts)
+
+    def _react(self, method: str, channel: str, ts: str) -> bool:
+        try:
+            getattr(self.client, method)(channel=channel, timestamp=ts, name=WORKING_REACTION)
+            return True
+        except SlackApiError as error:
+            # A missing reaction is cosmetic; never let it lose the answer.
+            log.debug("Slack: %s failed: %s", method, error.response.get("error"))
+            return False
+
+    def send(self, channel: str, reply: Reply, user: str = "", thread_ts: str | None = None) -> None:
+        """Posts a reply in a channel (ephemeral to ``user`` when private); logs what fails."""
+        for message in render(reply):
+            try:
+                if reply.private and user:
+                    self.client.chat_postEphemeral(
+                        channel=channel, user=user, text=message.text, blocks=message.blocks, thread_ts=thread_ts
+                    )
+                else:
+                    post_message(self.client, channel, message, thread_ts)
+            except SlackApiError as error:
+                log.warning("Slack: cannot reply in channel %s (%s).", channel, _channel_problem(error))
+                return
+
+    # -- commands and buttons ------------------------------------------------------------
+
+    def on_command(self, command: dict[str, Any], respond: Respond) -> None:
+        """A slash command, answered through its response URL (works in any channel)."""
+        name = command.get("command", "").lstrip("/").lower()
+        text = command.get("text", "").strip()
+        user, channel = command.get("user_id", ""), command.get("channel_id", "")
+        asker = self.asker(user, channel, f"slack:{channel}:{user}:commands")
+        if name == "byline":
+            reply = self.service.help() if text.lower() in {"", "help"} else self.service.run_command(f"/{text}", asker)
+        else:
+            reply = self.service.run_command(f"/{name} {text}", asker)
+        self._respond(respond, reply)
+
+    def on_show_passages(self, body: dict[str, Any], respond: Respond) -> None:
+        answer_id = body["actions"][0].get("value", "")
+        self._respond(respond, self.service.passages(answer_id), force_private=True)
+
+    def on_vote(self, body: dict[str, Any], respond: Respond) -> None:
+        action = body["actions"][0]
+        vote = 1 if action.get("action_id") == ACTION_VOTE_UP else -1
+        user = body.get("user", {}).get("id", "")
+        channel = (body.get("channel") or {}).get("id", "")
+        reply = self.service.feedback(action.get("value", ""), self.asker(user, channel), vote)
+        self._respond(respond, reply, force_private=True)
+
+    def _respond(self, respond: Respond, reply: Reply, force_private: bool = False) -> None:
+        private = force_private or reply.private
+        for message in render(reply):
+            response = respond(
+                text=message.text,
+                blocks=message.blocks,
+                response_type="ephemeral" if private else "in_channel",
+                replace_original=False,
+            )
+            if response.status_code != 200:
+                log.warning(
+                    "Slack: the response URL refused a reply (HTTP %s: %s).", response.status_code, response.body
+                )
+                return
+
+    # -- transports ----------------------------------------------------------------------
+
+    def start_http(self, host: str, port: int) -> _ThreadingWSGIServer:
+        """Serves ``/slack/events`` on ``host:port`` in a background thread; returns the server."""
+        server = make_server(
+            host,
+            port,
+            SlackRequestHandler(self.app, EVENTS_PATH),
+            server_class=_ThreadingWSGIServer,
+            handler_class=_QuietHandler,
+        )
+        thread = threading.Thread(target=server.serve_forever, name="byline-slack-http", daemon=True)
+        thread.start()
+        log.info("Slack: HTTP Events API listening on http://%s:%s%s", host, server.server_port, EVENTS_PATH)
+        return server
+
+    def start_socket_mode(self) -> SocketModeHandler:
+        """Connects over Socket Mode (needs ``SLACK_APP_TOKEN``); returns the connected handler."""
+        handler = SocketModeHandler(self.app, self.settings.slack_app_token, web_client=self.client)
+        try:
+            handler.connect()
+        except SlackApiError as error:
+            code = error.response.get("error", "unknown_error")
+            raise SlackSetupError(
+                f"Slack rejected SLACK_APP_TOKEN ({code}): set it to an app-level token (xapp-…) with connections:write."
+            ) from None
+        log.info("Slack: connected over Socket Mode.")
+        return handler
+
+
+def _ack(ack: Ack) -> None:
+    ack()
+
+
+class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    """wsgiref's server, one thread per request, so a slow client never delays another's ack."""
+
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """Request lines go to our logger at debug level instead of stderr."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        log.debug("Slack HTTP: " + format, *args)
+
+
+def check_settings(settings: Settings) -> None:
+    """The settings each transport needs, named in the error when missing."""
+    if settings.slack_mode not in {"socket", "http"}:
+        raise SlackSetupError(f"BYLINE_SLACK_MODE must be 'socket' or 'http', not {settings.slack_mode!r}.")
+    if settings.slack_mode == "socket" and not settings.slack_app_token:
+        raise SlackSetupError(
+            "Socket Mode needs SLACK_APP_TOKEN (an xapp-… app-level token), or set BYLINE_SLACK_MODE=http."
+        )
+    if settings.slack_mode == "http" and not settings.slack_signing_secret:
+        raise SlackSetupError("BYLINE_SLACK_MODE=http needs SLACK_SIGNING_SECRET (Basic Information → Signing Secret).")
+
+
+def run(service: Service, settings: Settings, stop: threading.Event) -> None:
+    """Runs the Slack adapter on the configured transport until ``stop`` is set."""
+    check_settings(settings)
+    adapter = SlackAdapter(service, settings)
+    stopper: Callable[[], None]
+    if settings.slack_mode == "http":
+        server = adapter.start_http(settings.http_host, settings.http_port)
+        stopper = server.shutdown
+    else:
+        handler = adapter.start_socket_mode()
+        stopper = handler.close
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        stopper()
+        adapter.close()
+        log.info("Slack: stopped.")
+
+
+__all__ = ["SlackAdapter", "SlackPoster", "SlackSetupError", "check_settings", "make_client", "run"]

@@ -1,0 +1,147 @@
+"""Articles from web pages: fetch (safely), extract, key by canonical URL, deduplicate, store.
+
+The canonical URL (``<link rel=canonical>`` or ``og:url``, normalised) is the article's key,
+so the same story reached through two feeds, or with tracking parameters, is stored once.
+A page's ETag / Last-Modified are remembered only after its article is stored, so a crash
+between the fetch and the store makes the next run fetch it again instead of skipping it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+import lxml.html
+
+from .dedup import NearDuplicates, merge_near_duplicates
+from .errors import BylineError, UnreadableArticle
+from .fetch import Fetcher, FetchResult
+from .html import html_to_draft
+from .library import IngestReport, Library
+from .models import ArticleDraft
+from .sidewrite import side_transaction
+from .store import Store, utc_now
+
+log = logging.getLogger("byline.web")
+
+# One ingest at a time per process: the poller, the CLI and chat commands all come through
+# here, and the library's batch (embed, store, update indexes, save) is not meant to interleave.
+INGEST_LOCK = threading.Lock()
+
+_TRACKING = ("utm_", "fbclid", "gclid", "mc_cid", "mc_eid", "ocid", "cmpid")
+
+
+def normalise_url(url: str) -> str:
+    """Lowercase scheme and host, drop default ports, fragments and tracking parameters."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    port = parts.port
+    if port and not ((scheme == "http" and port == 80) or (scheme == "https" and port == 443)):
+        host = f"{host}:{port}"
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not k.lower().startswith(_TRACKING)]
+    )
+    return urlunsplit((scheme, host, parts.path or "/", query, ""))
+
+
+def canonical_url(html: str, page_url: str) -> str:
+    """The page's own idea of its URL (canonical link, else og:url), else the page URL."""
+    try:
+        tree = lxml.html.fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return normalise_url(page_url)
+    found = tree.xpath("//link[translate(@rel,'CANONICAL','canonical')='canonical']/@href") or tree.xpath(
+        "//meta[@property='og:url']/@content"
+    )
+    for candidate in found:
+        absolute = urljoin(page_url, str(candidate).strip())
+        if urlsplit(absolute).scheme in {"http", "https"}:
+            return normalise_url(absolute)
+    return normalise_url(page_url)
+
+
+@dataclass
+class FetchedPage:
+    """An article fetched from a page, with the validators to remember once it is stored."""
+
+    draft: ArticleDraft
+    result: FetchResult
+
+
+def fetch_page(fetcher: Fetcher, store: Store, url: str) -> FetchedPage | None:
+    """Fetch and extract one article page; ``None`` when it has not changed since last time."""
+    etag, last_modified, key = _validators(store, url)
+    if key and store.find_by_key(key) is None:
+        etag = last_modified = ""  # the stored article is gone: fetch it whole again
+    result = fetcher.fetch(url, "html", etag, last_modified)
+    if result.not_modified:
+        return None
+    html = result.text()
+    canonical = canonical_url(html, result.url)
+    try:
+        draft = html_to_draft(html, canonical, canonical)
+    except UnreadableArticle as error:
+        raise UnreadableArticle(f"{url}: {error}") from None
+    draft.key = canonical
+    draft.url = canonical
+    return FetchedPage(draft, result)
+
+
+def _validators(store: Store, url: str) -> tuple[str, str, str]:
+    row = store._connect().execute(
+        "SELECT etag, last_modified, article_key FROM web_pages WHERE url=?", (url,)
+    ).fetchone()
+    return (row["etag"], row["last_modified"], row["article_key"]) if row else ("", "", "")
+
+
+def remember_pages(store: Store, pages: Iterable[tuple[str, FetchedPage]]) -> None:
+    """Record the validators of pages whose articles are now stored (or already were)."""
+    rows = [(url, page.draft.key, page.result.etag, page.result.last_modified, utc_now()) for url, page in pages]
+    if not rows:
+        return
+    with side_transaction(store) as connection:
+        connection.executemany(
+            "INSERT INTO web_pages (url, article_key, etag, last_modified, fetched_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(url) DO UPDATE SET article_key=excluded.article_key, etag=excluded.etag, "
+            "last_modified=excluded.last_modified, fetched_at=excluded.fetched_at",
+            rows,
+        )
+
+
+def store_drafts(library: Library, drafts: Sequence[ArticleDraft], report: IngestReport | None = None) -> IngestReport:
+    """Deduplicate drafts against each other and recent articles, then add them."""
+    report = report or IngestReport()
+    with INGEST_LOCK:
+        merged, skipped = merge_near_duplicates(drafts, NearDuplicates(library.store))
+        report.unchanged.extend(key for key, _ in skipped)
+        library.add_drafts(merged, report)
+    return report
+
+
+def stored_keys(report: IngestReport) -> set[str]:
+    return {key for key, _ in report.added} | {key for key, _ in report.replaced} | set(report.unchanged)
+
+
+def ingest_urls(library: Library, urls: Sequence[str], fetcher: Fetcher) -> IngestReport:
+    """Fetch, extract and store article URLs; each failure is reported with its URL."""
+    report = IngestReport()
+    pages: list[tuple[str, FetchedPage]] = []
+    for url in urls:
+        try:
+            page = fetch_page(fetcher, library.store, url)
+        except BylineError as error:
+            log.warning("Cannot ingest %s: %s", url, error)
+            report.failed.append((url, str(error)))
+            continue
+        if page is None:
+            report.unchanged.append(url)
+        else:
+            pages.append((url, page))
+    store_drafts(library, [page.draft for _, page in pages], report)
+    done = stored_keys(report)
+    remember_pages(library.store, [(url, page) for url, page in pages if page.draft.key in done])
+    return report

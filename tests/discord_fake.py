@@ -1,0 +1,308 @@
+"""A small fake of Discord's REST API and gateway, for the real discord.py client over real sockets.
+
+It runs an aiohttp server on 127.0.0.1 (a free port) in its own thread and event loop. REST calls
+are recorded (method, path, JSON body) for tests to assert on; the gateway says HELLO, ACKs
+heartbeats, answers IDENTIFY with READY and GUILD_CREATE, and lets a test push any dispatch event
+(MESSAGE_CREATE, INTERACTION_CREATE). Responses are JSON with the exact Content-Type
+``application/json``, since discord.py parses nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+APP_ID = 900000000000000001
+BOT_ID = APP_ID
+GUILD_ID = 900000000000000100
+CHANNEL_ID = 900000000000000200
+DM_CHANNEL_ID = 900000000000000300
+USER_ID = 900000000000000400
+OTHER_BOT_ID = 900000000000000500
+GOOD_TOKEN = "fake.discord-token.for-tests"
+TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
+
+BOT_USER = {"id": str(BOT_ID), "username": "Byline", "discriminator": "0", "global_name": "Byline", "avatar": None, "bot": True}
+HUMAN = {"id": str(USER_ID), "username": "reader", "discriminator": "0", "global_name": "Reader", "avatar": None}
+OTHER_BOT = {"id": str(OTHER_BOT_ID), "username": "other", "discriminator": "0", "avatar": None, "bot": True}
+
+
+@dataclass
+class Recorded:
+    """One REST request as it reached the fake."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+
+
+@dataclass
+class DiscordFake:
+    """The fake platform. ``start()`` binds it; ``api_url`` / ``gateway_url`` point clients at it."""
+
+    token: str = GOOD_TOKEN
+    forbidden_channels: set[int] = field(default_factory=set)
+    missing_channels: set[int] = field(default_factory=set)
+    requests: list[Recorded] = field(default_factory=list)
+    messages: dict[int, dict[str, Any]] = field(default_factory=dict)
+    identifies: int = 0
+    identify_payloads: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._ids = itertools.count(1_200_000_000_000_000_000)
+        self._lock = threading.Lock()
+        self._sockets: list[web.WebSocketResponse] = []
+        self._seq = itertools.count(1)
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="discord-fake", daemon=True)
+        self.port = 0
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> DiscordFake:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(10)
+        return self
+
+    async def _start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    # -- what tests use ----------------------------------------------------------------
+
+    def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        """Send a gateway dispatch event to every connected client."""
+        asyncio.run_coroutine_threadsafe(self._dispatch(event, data), self.loop).result(5)
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
+        """Poll until ``predicate()`` is truthy (other tests share the CPUs: never a fixed sleep)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            result = predicate()
+            if result:
+                return result
+            time.sleep(0.02)
+        raise AssertionError(f"timed out after {timeout}s waiting for {what}; requests: {[(r.method, r.path) for r in self.requests]}")
+
+    def find(self, method: str, fragment: str, start: int = 0) -> list[Recorded]:
+        with self._lock:
+            return [r for r in self.requests[start:] if r.method == method and fragment in r.path]
+
+    def wait_request(self, method: str, fragment: str, start: int = 0, count: int = 1, timeout: float = 30.0) -> list[Recorded]:
+        return self.wait_for(lambda: (found := self.find(method, fragment, start)) and len(found) >= count and found, timeout, f"{method} {fragment}")
+
+    def mark(self) -> int:
+        """Where the request log stands now, for ``find(..., start=mark)``."""
+        with self._lock:
+            return len(self.requests)
+
+    # -- payloads ----------------------------------------------------------------------
+
+    def channel_payload(self, channel_id: int = CHANNEL_ID) -> dict[str, Any]:
+        return {"id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID), "name": "news", "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None}
+
+    def guild_payload(self) -> dict[str, Any]:
+        everyone = {"id": str(GUILD_ID), "name": "@everyone", "permissions": str(1024 | 2048 | 65536), "position": 0, "color": 0, "hoist": False, "managed": False, "mentionable": False, "flags": 0}
+        moderators = {**everyone, "id": str(GUILD_ID + 1), "name": "mods", "permissions": str(1 << 4), "position": 1}
+        return {
+            "id": str(GUILD_ID), "name": "Newsroom", "icon": None, "owner_id": str(GUILD_ID + 99), "roles": [everyone, moderators],
+            "channels": [self.channel_payload()], "threads": [], "members": [], "member_count": 3, "large": False,
+            "unavailable": False, "features": [], "emojis": [], "stickers": [], "voice_states": [], "presences": [],
+            "joined_at": TIMESTAMP, "verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0,
+            "mfa_level": 0, "nsfw_level": 0, "premium_tier": 0, "preferred_locale": "en-US", "system_channel_flags": 0,
+        }
+
+    def member_payload(self, user: dict[str, Any] | None = None, roles: list[int] | None = None) -> dict[str, Any]:
+        return {"user": user or HUMAN, "roles": [str(r) for r in roles or []], "joined_at": TIMESTAMP, "deaf": False, "mute": False, "flags": 0}
+
+    def message_payload(
+        self, content: str, *, author: dict[str, Any] | None = None, channel_id: int = CHANNEL_ID, guild: bool = True,
+        mentions: list[dict[str, Any]] | None = None, reference: dict[str, Any] | None = None, roles: list[int] | None = None,
+    ) -> dict[str, Any]:
+        """A user's MESSAGE_CREATE payload; ``reference`` is a message it replies to."""
+        author = author or HUMAN
+        data: dict[str, Any] = {
+            "id": str(self.next_id()), "channel_id": str(channel_id), "type": 19 if reference else 0, "content": content,
+            "author": author, "timestamp": TIMESTAMP, "edited_timestamp": None, "tts": False, "mention_everyone": False,
+            "mentions": mentions or [], "mention_roles": [], "attachments": [], "embeds": [], "pinned": False, "flags": 0, "components": [],
+        }
+        if guild:
+            data["guild_id"] = str(GUILD_ID)
+            data["member"] = {k: v for k, v in self.member_payload(author, roles).items() if k != "user"}
+        if reference:
+            data["message_reference"] = {"message_id": reference["id"], "channel_id": reference["channel_id"], "guild_id": reference.get("guild_id")}
+            data["referenced_message"] = reference
+        return data
+
+    def interaction_payload(
+        self, kind: int, data: dict[str, Any], *, permissions: int = 1024 | 2048, message: dict[str, Any] | None = None,
+        user: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """An INTERACTION_CREATE payload in the test guild's channel (kind 2: command, 3: button)."""
+        payload: dict[str, Any] = {
+            "id": str(self.next_id()), "application_id": str(APP_ID), "type": kind, "token": f"itoken-{self.next_id()}", "version": 1,
+            "guild_id": str(GUILD_ID), "channel_id": str(CHANNEL_ID), "channel": self.channel_payload(),
+            "member": {**self.member_payload(user), "permissions": str(permissions)}, "data": data, "locale": "en-US",
+            "guild_locale": "en-US", "attachment_size_limit": 8 << 20, "app_permissions": str(1024 | 2048 | 16384),
+            "entitlements": [], "authorizing_integration_owners": {"0": str(GUILD_ID)}, "context": 0,
+        }
+        if message is not None:
+            payload["message"] = message
+        return payload
+
+    def command(self, name: str, options: list[dict[str, Any]] | None = None, *, guild: bool = True, **kwargs: Any) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": str(self.next_id()), "name": name, "type": 1, "options": options or []}
+        if guild:
+            data["guild_id"] = str(GUILD_ID)
+        return self.interaction_payload(2, data, **kwargs)
+
+    def click(self, custom_id: str, message: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return self.interaction_payload(3, {"custom_id": custom_id, "component_type": 2}, message=message, **kwargs)
+
+    # -- REST --------------------------------------------------------------------------
+
+    @staticmethod
+    def _json(data: Any, status: int = 200) -> web.Response:
+        return web.Response(body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"})
+
+    def _error(self, status: int, code: int, message: str) -> web.Response:
+        return self._json({"code": code, "message": message}, status)
+
+    def _bot_message(self, channel_id: str, body: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        message = {
+            "id": str(self.next_id()), "channel_id": channel_id, "type": 0, "content": body.get("content") or "",
+            "author": BOT_USER, "timestamp": TIMESTAMP, "edited_timestamp": None, "tts": False, "mention_everyone": False,
+            "mentions": [], "mention_roles": [], "attachments": [], "embeds": body.get("embeds") or [], "pinned": False,
+            "flags": body.get("flags", 0), "components": body.get("components") or [], **extra,
+        }
+        if body.get("message_reference"):
+            message["message_reference"] = body["message_reference"]
+            message["type"] = 19
+        self.messages[int(message["id"])] = message
+        return message
+
+    async def _rest(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        body: Any = None
+        if request.can_read_body:
+            raw = await request.read()
+            if request.content_type == "multipart/form-data":
+                body = {"multipart": raw.decode(errors="replace")}
+            elif raw:
+                body = json.loads(raw)
+        with self._lock:
+            self.requests.append(Recorded(request.method, path, dict(request.query), body))
+        if request.headers.get("Authorization") not in (f"Bot {self.token}", None) and not path.startswith(("/webhooks", "/interactions")):
+            return self._error(401, 0, "401: Unauthorized")
+        return await self._route(request.method, path, body or {})
+
+    async def _route(self, method: str, path: str, body: dict[str, Any]) -> web.StreamResponse:
+        parts = path.strip("/").split("/")
+        if path == "/users/@me":
+            return self._json(BOT_USER)
+        if path == "/oauth2/applications/@me":
+            return self._json({
+                "id": str(APP_ID), "name": "Byline", "description": "", "icon": None, "bot_public": True, "bot_require_code_grant": False,
+                "owner": HUMAN, "verify_key": "0" * 64, "flags": 1 << 19, "team": None, "summary": "",
+            })
+        if parts[0] == "applications" and "commands" in parts and method == "PUT":
+            guild = parts[3] if "guilds" in parts else None
+            return self._json([
+                {**c, "id": str(self.next_id()), "application_id": str(APP_ID), "version": "1", **({"guild_id": guild} if guild else {})}
+                for c in body
+            ])
+        if parts[0] == "channels" and len(parts) >= 3:
+            channel = int(parts[1])
+            if channel in self.forbidden_channels:
+                return self._error(403, 50013, "Missing Permissions")
+            if channel in self.missing_channels:
+                return self._error(404, 10003, "Unknown Channel")
+            if parts[2] == "typing":
+                return web.Response(status=204)
+            if parts[2] == "messages" and method == "POST":
+                return self._json(self._bot_message(parts[1], body, **({"guild_id": str(GUILD_ID)} if channel == CHANNEL_ID else {})))
+            if parts[2] == "messages" and method == "GET" and len(parts) == 4:
+                found = self.messages.get(int(parts[3]))
+                return self._json(found) if found else self._error(404, 10008, "Unknown Message")
+        if parts[0] == "interactions" and parts[-1] == "callback":
+            kind = body.get("type")
+            data = body.get("data") or {}
+            interaction = {"id": parts[1], "type": 2, "response_message_loading": kind == 5, "response_message_ephemeral": bool(data.get("flags", 0) & 64)}
+            resource: dict[str, Any] = {"type": kind}
+            if kind in (4, 7):
+                message = self._bot_message(str(CHANNEL_ID), data, interaction_metadata={"id": parts[1], "type": 2, "user": HUMAN, "authorizing_integration_owners": {}})
+                interaction["response_message_id"] = message["id"]
+                resource["message"] = message
+            return self._json({"interaction": interaction, "resource": resource})
+        if parts[0] == "webhooks":
+            if method == "DELETE":
+                return web.Response(status=204)
+            return self._json(self._bot_message(str(CHANNEL_ID), body))
+        return self._error(404, 0, f"fake has no route for {method} {path}")
+
+    # -- gateway -----------------------------------------------------------------------
+
+    async def _send(self, socket: web.WebSocketResponse, op: int, data: Any, event: str | None = None) -> None:
+        frame = {"op": op, "d": data, "s": next(self._seq) if op == 0 else None, "t": event}
+        await socket.send_str(json.dumps(frame))
+
+    async def _dispatch(self, event: str, data: dict[str, Any]) -> None:
+        for socket in list(self._sockets):
+            if not socket.closed:
+                await self._send(socket, 0, data, event)
+
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        await self._send(socket, 10, {"heartbeat_interval": 41250})
+        async for frame in socket:
+            if frame.type != WSMsgType.TEXT:
+                break
+            message = json.loads(frame.data)
+            if message["op"] == 1:
+                await self._send(socket, 11, None)
+            elif message["op"] == 2:
+                if message["d"]["token"] != self.token:
+                    await socket.close(code=4004, message=b"Authentication failed.")
+                    break
+                self.identifies += 1
+                self.identify_payloads.append(message["d"])
+                ready = {"v": 10, "user": BOT_USER, "guilds": [{"id": str(GUILD_ID), "unavailable": True}], "session_id": f"session-{self.identifies}",
+                         "resume_gateway_url": self.gateway_url, "application": {"id": str(APP_ID), "flags": 1 << 19}, "private_channels": []}
+                await self._send(socket, 0, ready, "READY")
+                await self._send(socket, 0, self.guild_payload(), "GUILD_CREATE")
+                self._sockets.append(socket)
+        if socket in self._sockets:
+            self._sockets.remove(socket)
+        return socket

@@ -1,0 +1,197 @@
+"""Quote extraction and speaker attribution.
+
+Synthetic articles (always run) pin each attribution pattern; BBC articles (skipped when
+``../shared/data/bbc-news`` is absent) were read by hand and their speakers checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.eval_quotes import article_quotes, load_labels, run_attribution
+from retrieval.quotes import FoundQuote, extract_quotes
+from retrieval.text import paragraphs
+
+PROJECT = Path(__file__).resolve().parent.parent
+BBC = PROJECT.parent / "shared" / "data" / "bbc-news"
+LABELS = PROJECT / "tests" / "fixtures" / "quote_labels.tsv"
+SEED = next((PROJECT / "seeds").glob("*.txt"))
+
+needs_bbc = pytest.mark.skipif(not BBC.is_dir(), reason="BBC corpus not present")
+
+
+def quotes_of(text: str) -> list[FoundQuote]:
+    found = extract_quotes(text, paragraphs(text))
+    for quote in found:
+        assert text[quote.start : quote.end] == quote.text  # verbatim, always
+    return found
+
+
+def speaker_of(found: list[FoundQuote], start: str) -> str:
+    matches = [q for q in found if q.text.startswith(start)]
+    assert matches, f"no quote starting {start!r} in {[q.text[:30] for q in found]}"
+    return matches[0].speaker
+
+
+# -- synthetic: one pattern each --------------------------------------------------------------
+
+
+def test_quote_then_name_said() -> None:
+    text = 'Headline\n\nThe club met on Monday. "We will appeal against the ban," Harriet Cole said.'
+    assert speaker_of(quotes_of(text), "We will appeal") == "Harriet Cole"
+
+
+def test_name_said_colon_quote_and_surname_resolution() -> None:
+    text = (
+        "Headline\n\nTransport minister Daniel Okafor visited the depot.\n\n"
+        'Mr Okafor said: "The trains will run on time from May."'
+    )
+    assert speaker_of(quotes_of(text), "The trains will run") == "Daniel Okafor"
+
+
+def test_said_name_with_job_title_and_apposition() -> None:
+    text = (
+        'Headline\n\n"Prices will fall next year," said Nadia Reyes, an analyst at Bricks Capital. '
+        '"Nobody should panic," chief executive Tom Brill told reporters.'
+    )
+    found = quotes_of(text)
+    assert speaker_of(found, "Prices will fall") == "Nadia Reyes"
+    assert speaker_of(found, "Nobody should panic") == "Tom Brill"
+
+
+@pytest.mark.parametrize("verb", ["added", "insisted", "admitted"])
+def test_pronoun_with_other_speech_verbs(verb: str) -> None:
+    text = (
+        "Headline\n\nCoach Marta Lindqvist praised her players after the final. "
+        f'"They never gave up," she {verb}.'
+    )
+    assert speaker_of(quotes_of(text), "They never gave up") == "Marta Lindqvist"
+
+
+def test_run_on_quote_across_paragraphs_keeps_speaker_and_group() -> None:
+    text = (
+        "Headline\n\nPaul Grant spoke after the vote.\n\n"
+        'Mr Grant said: "This is a good day for the town.\n\n'
+        '"We waited ten years for this bridge and now it is here."'
+    )
+    found = quotes_of(text)
+    assert [q.speaker for q in found] == ["Paul Grant", "Paul Grant"]
+    assert found[0].group == found[1].group
+    assert found[1].paragraph == found[0].paragraph + 1
+
+
+def test_curly_and_straight_marks() -> None:
+    curly = "Headline\n\n“The plan is working,” Sara Bloom said."
+    straight = 'Headline\n\n"The plan is working," Sara Bloom said.'
+    assert speaker_of(quotes_of(curly), "The plan is working") == "Sara Bloom"
+    assert speaker_of(quotes_of(straight), "The plan is working") == "Sara Bloom"
+
+
+def test_description_resolves_to_the_name_introduced_earlier() -> None:
+    text = (
+        "Headline\n\nCity manager Pep Guardiola said his team had been lucky.\n\n"
+        '"We wait and see," the City manager said.'
+    )
+    assert speaker_of(quotes_of(text), "We wait and see") == "Pep Guardiola"
+
+
+def test_unnamed_spokesman_is_not_given_a_name() -> None:
+    text = (
+        "Headline\n\nRegulator chief Ann Moss criticised the firm. But a spokesman added: "
+        '"We have done nothing wrong and will say so in court."'
+    )
+    assert speaker_of(quotes_of(text), "We have done nothing wrong") == "a spokesman"
+
+
+def test_two_people_with_one_surname() -> None:
+    text = (
+        "Headline\n\nThe brother of Simon Cowell has a new job.\n\nWriter Tony Cowell is a judge.\n\n"
+        '"It is very hard to find an agent," said Cowell.'
+    )
+    assert speaker_of(quotes_of(text), "It is very hard") == "Tony Cowell"
+
+
+def test_scare_quotes_and_single_words_are_not_speech() -> None:
+    text = 'Headline\n\nThe Tories called the plan "desperate" on Monday.'
+    assert quotes_of(text) == []
+
+
+def test_seed_article_speakers() -> None:
+    text, found = article_quotes(SEED)
+    sorry = next(q for q in found if "I feel sorry for referee Michael Oliver" in q.text)
+    assert sorry.speaker == "Jose Mourinho" and not sorry.partial
+    assert speaker_of(found, "Kompany is injured") == "Pep Guardiola"
+    # The Mourinho quote runs on over three paragraphs as one group.
+    assert len({q.paragraph for q in found if q.group == sorry.group}) == 3
+
+
+# -- BBC articles, checked by hand -------------------------------------------------------------
+
+
+@needs_bbc
+@pytest.mark.parametrize(
+    ("article", "start", "speaker"),
+    [
+        # `X said: "…"` with "Ms Hewitt" resolved to the full name given in the first line
+        ("politics/001.txt", "We have already doubled", "Patricia Hewitt"),
+        # run-on within a paragraph: a second opening mark after `said: "…`
+        ("politics/001.txt", "We are going to extend the pay", "Patricia Hewitt"),
+        # `"…," he said` after `But David Frost, director general of …, warned …`
+        ("politics/001.txt", "While the majority of any salary", "David Frost"),
+        # `"…," said X`
+        ("tech/352.txt", "If the bandwidth is there", "Jill Finger"),
+        # `"…," X, the lawyer leading …, said.` and `"…," he added.`
+        ("business/414.txt", "The settlement is very significant", "William Lerach"),
+        ("business/414.txt", "Hopefully, this will help", "William Lerach"),
+        # `"…," said the Reverend X` then `"…," Mr X said`
+        ("entertainment/281.txt", "Jonesboro is a wonderful city", "Adrian Rodgers"),
+        ("entertainment/281.txt", "Tear the tickets up", "Adrian Rodgers"),
+        # `"…," he said` that refers to the last person introduced, not the earlier speaker
+        ("entertainment/281.txt", "It would appear that", "Tim Dean"),
+        # surname shared by two people (Simon and Tony Cowell)
+        ("entertainment/027.txt", "It's very, very hard", "Tony Cowell"),
+        # `"…," X told Reuters. "…"` — the unattributed quote continues the same speaker
+        ("business/031.txt", "Buoyant economic conditions", "Roy Asher"),
+        # reported speech then an unattributed quote paragraph
+        ("entertainment/360.txt", "It's a shame", "Peter Chelsom"),
+        # `"…," chief executive X said in a statement.` and its run-on
+        ("business/452.txt", "As we mourn his passing", "James Skinner"),
+        ("business/452.txt", "No matter what cards", "James Skinner"),
+        # pronoun: "she said" after "His wife Sharon, who …, agreed."
+        ("entertainment/206.txt", "Now everybody's doing", "Sharon Osbourne"),
+        # `Mr X praised … as the "best execution"` — a partial quote in reported speech
+        ("business/141.txt", "best execution", "Helmut Panke"),
+    ],
+)
+def test_bbc_attribution(article: str, start: str, speaker: str) -> None:
+    text, found = article_quotes(BBC / article)
+    for quote in found:
+        assert text[quote.start : quote.end] == quote.text
+    assert speaker_of(found, start) == speaker
+
+
+@needs_bbc
+def test_unnamed_spokesman_in_bbc_article() -> None:
+    _, found = article_quotes(BBC / "business/029.txt")
+    assert speaker_of(found, "Agroflora is absolutely confident") == "a spokesman"
+
+
+@needs_bbc
+def test_hand_labelled_quotes_meet_the_attribution_targets() -> None:
+    tally = run_attribution(load_labels(LABELS), BBC)
+    assert tally.labelled >= 150 and tally.articles >= 40
+    assert tally.quotes_verbatim == tally.quotes_checked
+    assert tally.precision >= 0.97, tally.errors
+    assert tally.recall >= 0.90, tally.errors
+
+
+@needs_bbc
+def test_every_quote_in_a_sample_of_bbc_articles_is_verbatim() -> None:
+    files = sorted(BBC.glob("*/*.txt"))[::20]
+    for path in files:
+        text, found = article_quotes(path)
+        for quote in found:
+            assert text[quote.start : quote.end] == quote.text, path
+            assert quote.text.strip() == quote.text
