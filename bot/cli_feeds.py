@@ -26,7 +26,8 @@ def add_feeds_parser(commands: Any) -> None:
 
 
 def is_url(argument: str) -> bool:
-    return argument.lower().startswith(("http://", "https://"))
+    """Anything with a scheme is a URL (so file:// and ftp:// meet the guard, not the disk)."""
+    return "://" in argument
 
 
 def run_feeds(args: argparse.Namespace, settings: Settings) -> int:

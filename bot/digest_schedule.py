@@ -27,7 +27,7 @@ from retrieval.library import Library
 from retrieval.models import Digest
 
 from .delivery import DeliveryError, Poster
-from .digest_store import EMPTY, FAILED, SENT, DigestStore, Subscription
+from .digest_store import EMPTY, FAILED, SENDING, SENT, DigestStore, Subscription
 from .replies import DigestReply
 
 log = logging.getLogger("byline.digest")
@@ -209,10 +209,19 @@ class DigestScheduler:
         return schedule_of(subscription).next_after(self.anchor(subscription))
 
     def window_start(self, subscription: Subscription, due: datetime) -> datetime:
-        """Where the next scheduled window starts: the end of the last covered one, so nothing is skipped."""
-        covered = self.store.last_delivered(subscription.platform, subscription.channel_id, "scheduled")
+        """Where the next scheduled window starts, so that no article is skipped.
+
+        After the last covered window (posted, empty, or interrupted mid-post: that one may
+        have been posted, and posting it again is worse than a gap); failed runs before it are
+        covered again. Without history, one schedule period back.
+        """
+        platform, channel = subscription.platform, subscription.channel_id
+        covered = self.store.last_delivered(platform, channel, "scheduled", (SENT, EMPTY, SENDING))
         if covered is not None:
             return parse_added_at(covered.until)
+        failed = self.store.first_run(platform, channel, "scheduled")
+        if failed is not None:
+            return parse_added_at(failed.since)
         previous = schedule_of(subscription).latest_at_or_before(due - timedelta(microseconds=1))
         return previous or due - timedelta(days=1)
 
@@ -306,7 +315,7 @@ class DigestScheduler:
             stop.wait(delay)
 
     def start(self, stop: threading.Event) -> threading.Thread:
-        """Run the loop in a daemon thread; it ends within a second of ``stop`` being set."""
+        """Run the loop in a daemon thread; it ends once ``stop`` is set (after any pass in progress)."""
         thread = threading.Thread(target=self.run, args=(stop,), name="byline-digests", daemon=True)
         thread.start()
         return thread

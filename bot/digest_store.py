@@ -124,13 +124,27 @@ class DigestStore:
         row = self._read().execute(query + " ORDER BY id DESC LIMIT 1", params).fetchone()
         return _run(row) if row else None
 
-    def last_delivered(self, platform: str, channel_id: str, kind: str | None = None) -> DigestRun | None:
+    def last_delivered(
+        self, platform: str, channel_id: str, kind: str | None = None, statuses: tuple[str, ...] = (SENT, EMPTY)
+    ) -> DigestRun | None:
         """The latest run whose window was covered (posted, or empty): the next window starts there."""
-        query = "SELECT * FROM digest_runs WHERE platform=? AND channel_id=? AND status IN (?, ?)"
-        params: tuple[str, ...] = (platform, channel_id, SENT, EMPTY)
+        marks = ", ".join("?" * len(statuses))
+        query = f"SELECT * FROM digest_runs WHERE platform=? AND channel_id=? AND status IN ({marks})"
+        params: tuple[str, ...] = (platform, channel_id, *statuses)
         if kind:
             query, params = query + " AND kind=?", (*params, kind)
         row = self._read().execute(query + " ORDER BY until DESC, id DESC LIMIT 1", params).fetchone()
+        return _run(row) if row else None
+
+    def first_run(self, platform: str, channel_id: str, kind: str) -> DigestRun | None:
+        row = (
+            self._read()
+            .execute(
+                "SELECT * FROM digest_runs WHERE platform=? AND channel_id=? AND kind=? ORDER BY id LIMIT 1",
+                (platform, channel_id, kind),
+            )
+            .fetchone()
+        )
         return _run(row) if row else None
 
     def runs(self, platform: str, channel_id: str) -> list[DigestRun]:

@@ -64,7 +64,9 @@ def configure_endpoints(settings: Settings) -> None:
 
 def invite_url(application_id: int | str) -> str:
     """The invite link with exactly the scopes and permissions Byline uses."""
-    return discord.utils.oauth_url(int(application_id), permissions=PERMISSIONS, scopes=("bot", "applications.commands"))
+    return discord.utils.oauth_url(
+        int(application_id), permissions=PERMISSIONS, scopes=("bot", "applications.commands")
+    )
 
 
 class BylineClient(discord.Client):
@@ -86,9 +88,7 @@ class BylineClient(discord.Client):
     async def setup_hook(self) -> None:
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         self.poster = DiscordPoster(self, asyncio.get_running_loop())
-        add_poster = getattr(self.service, "add_poster", None)
-        if callable(add_poster):
-            add_poster(self.poster)
+        register_poster(self.service, self.poster)
         if self.settings.discord_guild_id:
             # A guild sync is instant, which is what development wants; a global one can take an hour.
             guild = discord.Object(int(self.settings.discord_guild_id))
@@ -100,12 +100,16 @@ class BylineClient(discord.Client):
             log.info("Synced %d slash commands globally.", len(synced))
 
     async def on_ready(self) -> None:
-        log.info("Discord: logged in as %s (%s) in %d servers.", self.user, getattr(self.user, "id", "?"), len(self.guilds))
+        log.info(
+            "Discord: logged in as %s (%s) in %d servers.", self.user, getattr(self.user, "id", "?"), len(self.guilds)
+        )
 
     async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
         log.exception("Discord event %s failed", event_method)
 
-    async def _on_app_command_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
+    async def _on_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
         log.error("Slash command failed", exc_info=error)
         from .discord_views import tell_user
 
@@ -126,7 +130,9 @@ class BylineClient(discord.Client):
             if trigger is None:
                 return
             question, key = trigger
-            asker = Asker("discord", str(message.author.id), str(message.channel.id), self._is_admin(message.author), key)
+            asker = Asker(
+                "discord", str(message.author.id), str(message.channel.id), self._is_admin(message.author), key
+            )
             async with message.channel.typing():
                 reply = await asyncio.to_thread(answer_message, self.service, question, asker)
             sent = await send_to_channel(message.channel, reply, reference=message)
@@ -135,7 +141,9 @@ class BylineClient(discord.Client):
         except Exception:
             log.exception("Discord message handler failed (message %s)", message.id)
             try:
-                await message.channel.send(SORRY, reference=message.to_reference(fail_if_not_exists=False), allowed_mentions=NO_MENTIONS)
+                await message.channel.send(
+                    SORRY, reference=message.to_reference(fail_if_not_exists=False), allowed_mentions=NO_MENTIONS
+                )
             except discord.HTTPException:
                 log.exception("Could not tell the user about the error")
 
@@ -254,9 +262,21 @@ def register_commands(client: BylineClient) -> None:
     tree, service = client.tree, client.service
 
     @tree.command(name="ask", description="Answer a question with verbatim, cited quotes from the articles")
-    @app_commands.describe(question="What you want to know, e.g. what did Mourinho say about the referee?", private="Only you see the answer (default: off)")
-    async def ask(interaction: discord.Interaction[Any], question: app_commands.Range[str, 1, 1000], private: bool = False) -> None:
-        await slash(interaction, "ask", lambda asker: service.ask(question, asker), defer=True, private=private, remember=question)
+    @app_commands.describe(
+        question="What you want to know, e.g. what did Mourinho say about the referee?",
+        private="Only you see the answer (default: off)",
+    )
+    async def ask(
+        interaction: discord.Interaction[Any], question: app_commands.Range[str, 1, 1000], private: bool = False
+    ) -> None:
+        await slash(
+            interaction,
+            "ask",
+            lambda asker: service.ask(question, asker),
+            defer=True,
+            private=private,
+            remember=question,
+        )
 
     @tree.command(name="search", description="The article passages that best match a query")
     @app_commands.describe(query="Words to look for, e.g. Kompany injury")
@@ -274,14 +294,24 @@ def register_commands(client: BylineClient) -> None:
 
     @tree.command(name="ingest", description="Add an article to Byline from a URL or an uploaded file")
     @app_commands.describe(url="The article's web address", file="An article file (text or HTML) instead of a URL")
-    async def ingest(interaction: discord.Interaction[Any], url: str | None = None, file: discord.Attachment | None = None) -> None:
+    async def ingest(
+        interaction: discord.Interaction[Any], url: str | None = None, file: discord.Attachment | None = None
+    ) -> None:
         target = url or (file.url if file else "")
-        await slash(interaction, "ingest", lambda asker: service.run_command(f"/ingest {target}".strip(), asker), defer=True)
+        await slash(
+            interaction, "ingest", lambda asker: service.run_command(f"/ingest {target}".strip(), asker), defer=True
+        )
 
     digest = app_commands.Group(name="digest", description="News digests for this channel")
 
     def run_digest(interaction: discord.Interaction[Any], args: str, private: bool) -> Any:
-        return slash(interaction, "digest", lambda asker: service.run_command(f"/digest {args}".strip(), asker), defer=True, private=private)
+        return slash(
+            interaction,
+            "digest",
+            lambda asker: service.run_command(f"/digest {args}".strip(), asker),
+            defer=True,
+            private=private,
+        )
 
     @digest.command(name="now", description="A digest of what is new since this channel's last digest")
     async def digest_now(interaction: discord.Interaction[Any]) -> None:
@@ -294,7 +324,9 @@ def register_commands(client: BylineClient) -> None:
 
     @digest.command(name="subscribe", description="Post digests here on a schedule (needs Manage Channels)")
     @app_commands.describe(schedule="daily 09:00 [Europe/London], weekly mon 09:00, or a cron expression")
-    async def digest_subscribe(interaction: discord.Interaction[Any], schedule: app_commands.Range[str, 1, 200]) -> None:
+    async def digest_subscribe(
+        interaction: discord.Interaction[Any], schedule: app_commands.Range[str, 1, 200]
+    ) -> None:
         await run_digest(interaction, f"subscribe {schedule}", True)
 
     @digest.command(name="unsubscribe", description="Stop this channel's scheduled digests (needs Manage Channels)")
@@ -332,12 +364,25 @@ class DiscordPoster:
         try:
             future.result(self.timeout)
         except discord.Forbidden as error:
-            raise DeliveryError(f"Byline may not post in Discord channel {channel_id} (403: {error.text or 'Missing Permissions'})") from None
+            raise DeliveryError(
+                f"Byline may not post in Discord channel {channel_id} (403: {error.text or 'Missing Permissions'})"
+            ) from None
         except discord.NotFound as error:
-            raise DeliveryError(f"Discord channel {channel_id} no longer exists (404: {error.text or 'Unknown Channel'})") from None
+            raise DeliveryError(
+                f"Discord channel {channel_id} no longer exists (404: {error.text or 'Unknown Channel'})"
+            ) from None
 
     async def _post(self, channel_id: int, reply: Reply) -> None:
         await send_to_channel(self.client.get_partial_messageable(channel_id), reply)
+
+
+def register_poster(service: Service, poster: DiscordPoster) -> None:
+    """Hand the poster to the digest scheduler, wherever the service keeps it (if it has one)."""
+    for owner in (service, getattr(service, "scheduler", None)):
+        add_poster = getattr(owner, "add_poster", None)
+        if callable(add_poster):
+            add_poster(poster)
+            return
 
 
 # -- start and stop ------------------------------------------------------------------------
@@ -366,7 +411,10 @@ async def run_client(client: BylineClient, token: str, stop: threading.Event) ->
                 "Intents (Byline needs it to read follow-up replies that do not mention it)."
             ) from None
         except (aiohttp.ClientConnectionError, discord.GatewayNotFound) as error:
-            raise DiscordStartError(f"Could not reach Discord ({type(error).__name__}); check DISCORD_API_URL / DISCORD_GATEWAY_URL and the network.") from None
+            raise DiscordStartError(
+                f"Could not reach Discord ({type(error).__name__}); "
+                "check DISCORD_API_URL / DISCORD_GATEWAY_URL and the network."
+            ) from None
         finally:
             watcher.cancel()
 

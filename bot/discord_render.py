@@ -47,7 +47,7 @@ def clean(text: str) -> str:
 
 
 def citation_text(citation: Citation) -> str:
-    """"[1] [Headline](url) — Outlet, 11 Dec 2017, ¶12" (linked when the article has a URL)."""
+    """ "[1] [Headline](url) — Outlet, 11 Dec 2017, ¶12" (linked when the article has a URL)."""
     title = clean(citation.title) or "Untitled"
     if citation.url.startswith(("http://", "https://")):
         # Square brackets in a headline would end the link text early.
@@ -113,7 +113,9 @@ def pack(
     budget_message = MESSAGE_EMBED_LIMIT - len(footer) - len(title)
     pieces: list[str] = []
     for block in blocks:
-        pieces.extend(split_block(block, min(budget_desc, budget_message) - 2) if len(block) > budget_desc - 2 else [block])
+        pieces.extend(
+            split_block(block, min(budget_desc, budget_message) - 2) if len(block) > budget_desc - 2 else [block]
+        )
 
     messages: list[DiscordMessage] = []
     embeds: list[list[str]] = []  # descriptions of the current message, as lists of pieces
@@ -122,7 +124,9 @@ def pack(
     def flush() -> None:
         nonlocal embeds, message_chars
         if embeds:
-            messages.append(DiscordMessage(embeds=[discord.Embed(description="\n".join(d), colour=colour) for d in embeds]))
+            messages.append(
+                DiscordMessage(embeds=[discord.Embed(description="\n".join(d), colour=colour) for d in embeds])
+            )
         embeds, message_chars = [], 0
 
     for piece in pieces:
@@ -197,7 +201,9 @@ def render_search(reply: SearchReply) -> list[DiscordMessage]:
 
 def render_sources(reply: SourcesReply) -> list[DiscordMessage]:
     if not reply.total:
-        return pack(["No articles yet. Add some with `byline ingest PATH` or `/ingest`."], title="Sources", colour=WARNING)
+        return pack(
+            ["No articles yet. Add some with `byline ingest PATH` or `/ingest`."], title="Sources", colour=WARNING
+        )
     blocks = []
     for article in reply.articles:
         title = clean(article.title) or "Untitled"
@@ -211,7 +217,11 @@ def render_sources(reply: SourcesReply) -> list[DiscordMessage]:
 
 def render_passages(reply: PassagesReply) -> list[DiscordMessage]:
     if reply.expired:
-        return [DiscordMessage(content="That answer has expired, so its passages are no longer known. Ask again for a fresh one.")]
+        return [
+            DiscordMessage(
+                content="That answer has expired, so its passages are no longer known. Ask again for a fresh one."
+            )
+        ]
     if not reply.passages:
         return [DiscordMessage(content="That answer cites no passages.")]
     blocks = [f"{citation_text(citation)}\n{clean(passage.text)}\n" for citation, passage in reply.passages]
@@ -235,8 +245,8 @@ def render_digest(digest: Digest) -> list[DiscordMessage]:
     if digest.citations:
         blocks.append("\n**Sources**")
         blocks.extend(citation_text(c) for c in digest.citations)
-    count = digest.article_count
-    footer = f"{count} article{'s' if count != 1 else ''} · {len(digest.stories)} stor{'ies' if len(digest.stories) != 1 else 'y'}"
+    count, stories = digest.article_count, len(digest.stories)
+    footer = f"{count} article{'s' if count != 1 else ''} · {stories} stor{'ies' if stories != 1 else 'y'}"
     return pack(blocks, title=title, footer=footer)
 
 

@@ -54,16 +54,23 @@ def interaction_asker(interaction: discord.Interaction[Any], conversation: str =
 
 
 class PassagesButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"byline:passages:{ANSWER_ID}"):
-    """"Show passages": the paragraphs an answer cites, shown only to whoever clicks."""
+    """ "Show passages": the paragraphs an answer cites, shown only to whoever clicks."""
 
     def __init__(self, answer_id: str) -> None:
         super().__init__(
-            discord.ui.Button(label="Show passages", emoji="📄", style=discord.ButtonStyle.secondary, custom_id=f"byline:passages:{answer_id}")
+            discord.ui.Button(
+                label="Show passages",
+                emoji="📄",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"byline:passages:{answer_id}",
+            )
         )
         self.answer_id = answer_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str], /) -> PassagesButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PassagesButton:
         return cls(match["id"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
@@ -72,45 +79,69 @@ class PassagesButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf
             await send_reply(interaction, reply, private=True)
 
 
-class VoteButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"byline:vote:(?P<vote>up|down):{ANSWER_ID}"):
+class VoteButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"byline:vote:(?P<vote>up|down):{ANSWER_ID}"
+):
     """👍 / 👎 feedback: one vote per user per answer; clicking again changes it."""
 
     def __init__(self, answer_id: str, vote: str) -> None:
         super().__init__(
-            discord.ui.Button(emoji="👍" if vote == "up" else "👎", style=discord.ButtonStyle.secondary, custom_id=f"byline:vote:{vote}:{answer_id}")
+            discord.ui.Button(
+                emoji="👍" if vote == "up" else "👎",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"byline:vote:{vote}:{answer_id}",
+            )
         )
         self.answer_id, self.vote = answer_id, vote
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str], /) -> VoteButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> VoteButton:
         return cls(match["id"], match["vote"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         async with guarded(interaction, "feedback"):
             service = service_of(interaction)
-            reply = await asyncio.to_thread(service.feedback, self.answer_id, interaction_asker(interaction), 1 if self.vote == "up" else -1)
+            reply = await asyncio.to_thread(
+                service.feedback, self.answer_id, interaction_asker(interaction), 1 if self.vote == "up" else -1
+            )
             await send_reply(interaction, reply, private=True)
 
 
-class SourcesPageButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"byline:sources:(?P<dir>prev|next):(?P<page>[0-9]{1,6})"):
+class SourcesPageButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"byline:sources:(?P<dir>prev|next):(?P<page>[0-9]{1,6})"
+):
     """Previous / next page of /sources; the click edits the list in place."""
 
     def __init__(self, direction: str, page: int, disabled: bool = False) -> None:
         label = "◀ Previous" if direction == "prev" else "Next ▶"
         super().__init__(
-            discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=f"byline:sources:{direction}:{page}", disabled=disabled)
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.primary,
+                custom_id=f"byline:sources:{direction}:{page}",
+                disabled=disabled,
+            )
         )
         self.page = page
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str], /) -> SourcesPageButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> SourcesPageButton:
         return cls(match["dir"], int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         async with guarded(interaction, "sources page"):
             reply = await asyncio.to_thread(service_of(interaction).sources, self.page)
             message = render(reply)[0]
-            await interaction.response.edit_message(content=message.content or None, embeds=message.embeds, view=view_for(reply), allowed_mentions=NO_MENTIONS)
+            await interaction.response.edit_message(
+                content=message.content or None,
+                embeds=message.embeds,
+                view=view_for(reply),
+                allowed_mentions=NO_MENTIONS,
+            )
 
 
 DYNAMIC_ITEMS = (PassagesButton, VoteButton, SourcesPageButton)
@@ -184,7 +215,9 @@ async def send_reply(
             log.debug("Could not delete the deferred response; following up anyway.", exc_info=True)
     for index, message in enumerate(messages):
         last = index == len(messages) - 1
-        sent.append(await interaction.followup.send(ephemeral=private, wait=True, **_kwargs(message, view if last else None)))
+        sent.append(
+            await interaction.followup.send(ephemeral=private, wait=True, **_kwargs(message, view if last else None))
+        )
     return sent
 
 
@@ -200,7 +233,7 @@ class guarded:  # noqa: N801 - used like a function: ``async with guarded(intera
     async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> bool:
         if error is None or not isinstance(error, Exception):
             return False
-        log.error("Discord %s failed for user %s", self.what, self.interaction.user.id, exc_info=(kind, error, tb))
+        log.error("Discord %s failed for user %s", self.what, self.interaction.user.id, exc_info=error)
         await tell_user(self.interaction, SORRY)
         return True
 

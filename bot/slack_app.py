@@ -1,10 +1,13 @@
 """The Slack adapter: a slack-bolt app that parses events and commands, calls the service, and
 posts the replies rendered by ``slack_render``.
 
-Every listener acknowledges first and does the work in a bolt lazy listener, which runs on a
-small bounded thread pool: retrieval never holds up the thread that answers Slack within its
-3 seconds. Both transports are here: Socket Mode (the default, no public URL) and the HTTP
-Events API served by a threaded WSGI server at ``/slack/events``.
+Every listener acknowledges first and hands the work to Byline's own bounded thread pool.
+Bolt runs acks on its listener executor; keeping retrieval off that executor means a burst of
+slow answers can never delay the ack of the next request past Slack's 3 seconds (bolt's lazy
+listeners would share one executor between acks and work).
+
+Both transports are here: Socket Mode (the default, no public URL) and the HTTP Events API,
+served by a threaded WSGI server at ``/slack/events``.
 """
 
 from __future__ import annotations
@@ -13,14 +16,14 @@ import html
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, App, BoltRequest, Respond
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
@@ -42,6 +45,7 @@ EVENTS_PATH = "/slack/events"
 WORKING_REACTION = "eyes"
 WORKING_AFTER_S = 1.0
 WORKERS = 4
+ACK_WORKERS = 8
 # Commands that go straight to the service under their own name; /byline takes a subcommand.
 ROUTED_COMMANDS = ("ask", "search", "sources", "digest", "ingest")
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
@@ -53,6 +57,9 @@ _CHANNEL_HINTS = {
     "restricted_action": "the workspace does not let Byline post there",
     "missing_scope": "reinstall the app from slack/manifest.yml to grant its scopes",
 }
+
+
+Work = Callable[[dict[str, Any], Respond], None]
 
 
 class SlackSetupError(BylineError):
@@ -130,14 +137,14 @@ class SlackAdapter:
         self.working_after = working_after
         self.client = make_client(settings)
         self.bot_user_id = self._check_token()
-        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="byline-slack")
+        self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="byline-slack-work")
         self.app = App(
             client=self.client,
             signing_secret=settings.slack_signing_secret,
             request_verification_enabled=settings.slack_mode == "http",
             # Checked above with a clearer error; bolt would raise a long one with the response.
             token_verification_enabled=False,
-            listener_executor=self.executor,
+            listener_executor=ThreadPoolExecutor(max_workers=ACK_WORKERS, thread_name_prefix="byline-slack-ack"),
             # With this on, bolt waits for the listener to finish before replying over HTTP.
             process_before_response=False,
         )
@@ -154,25 +161,47 @@ class SlackAdapter:
             ) from None
         except OSError as error:
             raise SlackSetupError(
-                f"Cannot reach the Slack API at {self.settings.slack_api_url} ({type(error).__name__}); check SLACK_API_URL."
+                f"Cannot reach the Slack API at {self.settings.slack_api_url} ({type(error).__name__}): "
+                "check SLACK_API_URL."
             ) from None
         return str(result.get("user_id", ""))
 
     def close(self) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.work.shutdown(wait=False, cancel_futures=True)
 
     # -- wiring --------------------------------------------------------------------------
 
     def _register(self) -> None:
         app = self.app
-        app.event("app_mention")(ack=_ack, lazy=[self.on_mention])
-        app.event("message")(ack=_ack, lazy=[self.on_message])
+        app.event("app_mention")(self._acked(lambda body, respond: self.on_mention(body["event"])))
+        app.event("message")(self._acked(lambda body, respond: self.on_message(body["event"])))
         for name in (*ROUTED_COMMANDS, "byline"):
-            app.command(f"/{name}")(ack=_ack, lazy=[self.on_command])
-        app.action(ACTION_PASSAGES)(ack=_ack, lazy=[self.on_show_passages])
-        app.action(ACTION_VOTE_UP)(ack=_ack, lazy=[self.on_vote])
-        app.action(ACTION_VOTE_DOWN)(ack=_ack, lazy=[self.on_vote])
+            app.command(f"/{name}")(self._acked(self.on_command))
+        app.action(ACTION_PASSAGES)(self._acked(self.on_show_passages))
+        app.action(ACTION_VOTE_UP)(self._acked(self.on_vote))
+        app.action(ACTION_VOTE_DOWN)(self._acked(self.on_vote))
         app.error(self._on_error)
+
+    def _acked(self, work: Work) -> Callable[..., None]:
+        """A bolt listener that acks at once and queues ``work(body, respond)`` on the work pool."""
+
+        def listener(ack: Ack, body: dict[str, Any], respond: Respond, request: BoltRequest) -> None:
+            ack()
+            # Slack redelivers an event it thinks timed out; we acked the first one at once and
+            # are answering it, so a second answer would only be a duplicate.
+            if _first(request.headers.get("x-slack-retry-reason")) == "http_timeout":
+                log.info("Slack: skipped a redelivered event (%s).", body.get("event_id", "?"))
+                return
+            self.work.submit(self._run, work, body, respond)
+
+        return listener
+
+    def _run(self, work: Work, body: dict[str, Any], respond: Respond) -> None:
+        try:
+            work(body, respond)
+        except Exception:
+            # A future swallows exceptions; log it so a failing handler is never silent.
+            log.exception("Slack: handling a %s failed.", body.get("type") or body.get("command") or "request")
 
     def _on_error(self, error: Exception, body: dict[str, Any]) -> None:
         log.error("Slack: a handler failed on a %s: %s", body.get("type", "request"), error, exc_info=error)
@@ -213,20 +242,28 @@ class SlackAdapter:
         channel, user = event["channel"], event["user"]
         question = question_text(event.get("text", ""))
         asker = self.asker(user, channel, conversation)
-        # The 👀 stays until the answer is posted, so the user never sees a gap.
-        with self._working(channel, event["ts"]):
-            reply = self.service.ask(question, asker) if question else self.service.help()
+        # The 👀 stays until the answer is posted, so the user never sees a gap; a question
+        # that has to queue for the retrieval pool shows it at once.
+        with self._working(channel, event["ts"]) as show_now:
+            reply = (
+                self.service.ask(question, asker, on_queued=lambda ahead: show_now())
+                if question
+                else self.service.help()
+            )
             self.send(channel, reply, user=user, thread_ts=thread_ts)
 
     @contextmanager
-    def _working(self, channel: str, ts: str) -> Iterator[None]:
-        """Shows 👀 on the question if the work takes longer than ``working_after``."""
+    def _working(self, channel: str, ts: str) -> Iterator[Callable[[], None]]:
+        """Shows 👀 on the question if the work takes longer than ``working_after``.
+
+        Yields a function that shows it at once (for work known to be slow).
+        """
         lock = threading.Lock()
         state = {"done": False, "added": False}
 
         def add() -> None:
             with lock:
-                if state["done"]:
+                if state["done"] or state["added"]:
                     return
                 state["added"] = self._react("reactions_add", channel, ts)
 
@@ -234,7 +271,7 @@ class SlackAdapter:
         timer.daemon = True
         timer.start()
         try:
-            yield
+            yield add
         finally:
             timer.cancel()
             with lock:
@@ -330,14 +367,15 @@ class SlackAdapter:
         except SlackApiError as error:
             code = error.response.get("error", "unknown_error")
             raise SlackSetupError(
-                f"Slack rejected SLACK_APP_TOKEN ({code}): set it to an app-level token (xapp-…) with connections:write."
+                f"Slack rejected SLACK_APP_TOKEN ({code}): "
+                "set it to an app-level token (xapp-…) with the connections:write scope."
             ) from None
         log.info("Slack: connected over Socket Mode.")
         return handler
 
 
-def _ack(ack: Ack) -> None:
-    ack()
+def _first(values: Sequence[str] | None) -> str:
+    return values[0] if values else ""
 
 
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
@@ -365,6 +403,15 @@ def check_settings(settings: Settings) -> None:
         raise SlackSetupError("BYLINE_SLACK_MODE=http needs SLACK_SIGNING_SECRET (Basic Information → Signing Secret).")
 
 
+def register_poster(service: Service, poster: SlackPoster) -> None:
+    """Hand the poster to the digest scheduler, wherever the service keeps it (if it has one)."""
+    for owner in (service, getattr(service, "scheduler", None)):
+        add_poster = getattr(owner, "add_poster", None)
+        if callable(add_poster):
+            add_poster(poster)
+            return
+
+
 def run(service: Service, settings: Settings, stop: threading.Event) -> None:
     """Runs the Slack adapter on the configured transport until ``stop`` is set."""
     check_settings(settings)
@@ -376,6 +423,7 @@ def run(service: Service, settings: Settings, stop: threading.Event) -> None:
     else:
         handler = adapter.start_socket_mode()
         stopper = handler.close
+    register_poster(service, adapter.poster)
     try:
         while not stop.wait(1.0):
             pass
@@ -385,4 +433,4 @@ def run(service: Service, settings: Settings, stop: threading.Event) -> None:
         log.info("Slack: stopped.")
 
 
-__all__ = ["SlackAdapter", "SlackPoster", "SlackSetupError", "check_settings", "make_client", "run"]
+__all__ = ["SlackAdapter", "SlackPoster", "SlackSetupError", "check_settings", "make_client", "register_poster", "run"]

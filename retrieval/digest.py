@@ -40,6 +40,8 @@ MIN_SENTENCE, MAX_SENTENCE = 40, 320
 MIN_QUOTE, MAX_QUOTE = 25, 280
 _PRONOUNS = {"he", "she", "they", "it", "we", "i"}
 # A key line read on its own must not lean on a sentence that is not shown.
+# Site furniture that segmentation keeps as a sentence: "READ MORE: ...", "WATCH: ...".
+_FURNITURE = re.compile(r"^[A-Z][A-Z ]{2,}:")
 _LEANING = re.compile(r"^(?:He|She|They|It|This|That|These|Those|But|And|However|Also|His|Her|Their)\b")
 
 
@@ -247,6 +249,8 @@ def _key_sentences(items: list[_Item], centroid: np.ndarray) -> list[tuple[_Item
                 or OPEN_QUOTE in sentence.text
             ):
                 continue  # quoted words belong to the quote line, with their speaker
+            if _FURNITURE.match(sentence.text):
+                continue
             # News leads summarise: an early paragraph is a better key line than a late one.
             bonus = 0.05 if sentence.paragraph <= 2 else 0.0
             if _LEANING.match(sentence.text):

@@ -274,4 +274,5 @@ def _entry_date(entry: Any) -> str:
     parsed = entry.get("published_parsed") or entry.get("updated_parsed")
     if not parsed:
         return ""
-    return datetime(*parsed[:6], tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    year, month, day, hour, minute, second = parsed[:6]
+    return datetime(year, month, day, hour, minute, second, tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -12,9 +12,13 @@ from .models import ArticleDraft
 
 def html_to_draft(html: str, key: str, url: str = "") -> ArticleDraft:
     """Extract the article from a page: scripts, navigation, ads and comments are dropped."""
-    document = trafilatura.bare_extraction(
-        html, url=url or None, include_comments=False, include_tables=False, with_metadata=True
-    )
+    try:
+        document = trafilatura.bare_extraction(
+            html, url=url or None, include_comments=False, include_tables=False, with_metadata=True
+        )
+    except (ValueError, RecursionError, MemoryError, LookupError, TypeError) as error:
+        # lxml and trafilatura reject some hostile markup (absurd nesting, broken encodings).
+        raise UnreadableArticle(f"the page could not be parsed as HTML ({type(error).__name__})") from None
     text = (getattr(document, "text", None) or "").strip() if document is not None else ""
     if not text:
         raise UnreadableArticle("no article text found in the page (only scripts or markup?)")

@@ -40,6 +40,10 @@ INDEX_META_FILE = "index.json"
 
 Progress = Callable[[int, int], None]
 
+# About 50,000 words, ten times a long feature; a bigger "article" is a dump, not a story,
+# and would take minutes of embedding.
+MAX_ARTICLE_CHARS = 300_000
+
 
 @dataclass
 class IngestReport:
@@ -233,6 +237,11 @@ class Library:
             report.unchanged.append(draft.key)
             return None
         seen.add(digest)
+        if len(draft.text) > MAX_ARTICLE_CHARS:
+            report.failed.append(
+                (draft.key, f"the article is {len(draft.text):,} characters long; the limit is {MAX_ARTICLE_CHARS:,} — split it into several articles")
+            )
+            return None
         found_paragraphs = paragraphs(draft.text)
         if not found_paragraphs:
             report.failed.append((draft.key, "no paragraphs of text"))

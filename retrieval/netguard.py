@@ -118,7 +118,7 @@ def check_url(url: str, allowlist: Allowlist) -> Target:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as error:
         raise FetchError(url, f"cannot resolve host {host!r} ({error})") from None
-    addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
     if not addresses:
         raise FetchError(url, f"cannot resolve host {host!r}")
     for text in addresses:

@@ -17,10 +17,10 @@ _SAY = r"(?:say|said|tell|told|think|thought|claim|admit|reveal|comment|argue|in
 _TOPIC = r"(?:\s+(?:about|on|of|regarding|concerning|after|over|when|to|re)\s+(?P<topic>.+?))?"
 _SPEAKER_PATTERNS = [
     re.compile(_LEAD + rf"what\s+(?:else\s+)?(?:did|does|do|has|have|had|would)\s+(?P<who>.+?)\s+(?:have\s+to\s+)?{_SAY}{_TOPIC}\s*[?.!]*$", re.I),
-    re.compile(_LEAD + rf"how\s+(?:did|does|has)\s+(?P<who>.+?)\s+(?:react|respond|reply|feel)(?:\s+(?:to|about|on)\s+(?P<topic>.+?))?\s*[?.!]*$", re.I),
-    re.compile(_LEAD + rf"(?:what\s+(?:were|are|was|is)\s+)?(?P<who>.+?)['’]s\s+(?:comments?|remarks?|words|reaction|quotes?|views?|response|take)(?:\s+(?:on|about|to)\s+(?P<topic>.+?))?\s*[?.!]*$", re.I),
-    re.compile(_LEAD + rf"did\s+(?P<who>.+?)\s+(?:say|comment|talk)\s+(?:anything\s+)?(?:about|on)\s+(?P<topic>.+?)\s*[?.!]*$", re.I),
-    re.compile(_LEAD + rf"(?:quotes?|comments?)\s+(?:from|by)\s+(?P<who>.+?)(?:\s+(?:about|on)\s+(?P<topic>.+?))?\s*[?.!]*$", re.I),
+    re.compile(_LEAD + r"how\s+(?:did|does|has)\s+(?P<who>.+?)\s+(?:react|respond|reply|feel)(?:\s+(?:to|about|on)\s+(?P<topic>.+?))?\s*[?.!]*$", re.I),
+    re.compile(_LEAD + r"(?:what\s+(?:were|are|was|is)\s+)?(?P<who>.+?)['’]s\s+(?:comments?|remarks?|words|reaction|quotes?|views?|response|take)(?:\s+(?:on|about|to)\s+(?P<topic>.+?))?\s*[?.!]*$", re.I),
+    re.compile(_LEAD + r"did\s+(?P<who>.+?)\s+(?:say|comment|talk)\s+(?:anything\s+)?(?:about|on)\s+(?P<topic>.+?)\s*[?.!]*$", re.I),
+    re.compile(_LEAD + r"(?:quotes?|comments?)\s+(?:from|by)\s+(?P<who>.+?)(?:\s+(?:about|on)\s+(?P<topic>.+?))?\s*[?.!]*$", re.I),
 ]
 _WHO_SAID = re.compile(
     _LEAD + r"who\s+(?:said|says|claimed|called|described|admitted|insisted|complained|accused|warned)\s+(?:that\s+)?(?P<topic>.+?)\s*[?.!]*$",
@@ -39,6 +39,10 @@ class Question:
     kind: str  # "speaker", "who_said" or "general"
     who: str = ""
     topic: str = ""
+    # An answer off the topic is still what the user asked for: the topic came from an
+    # earlier question ("and what did Guardiola say?"), or any reaction is the answer
+    # ("how did Mourinho react to the defeat?").
+    topic_optional: bool = False
 
     @property
     def search_text(self) -> str:
@@ -62,7 +66,8 @@ def parse(question: str) -> Question:
         if match:
             who = _clean_who(match.group("who"))
             if who:
-                return Question(text, "speaker", who, _clean_topic(match.groupdict().get("topic") or ""))
+                topic = _clean_topic(match.groupdict().get("topic") or "")
+                return Question(text, "speaker", who, topic, topic_optional=pattern is _SPEAKER_PATTERNS[1])
     match = _WHO_SAID.match(text)
     if match:
         return Question(text, "who_said", topic=_clean_topic(match.group("topic")))
@@ -86,11 +91,12 @@ def with_context(question: Question, history: Sequence[str]) -> Question:
     short = _SHORT_FOLLOW_UP.match(question.text)
     if question.kind == "general" and short and previous.kind == "speaker" and len(question.text.split()) <= 5:
         # "and Guardiola?" after "what did Mourinho say about the referee?"
-        return Question(question.text, "speaker", short.group("who"), previous.topic)
+        return Question(question.text, "speaker", short.group("who"), previous.topic, topic_optional=bool(previous.topic))
     if question.kind == "speaker":
         who = previous.who if _PRONOUNS.match(question.who) and previous.who else question.who
+        inherited = not question.topic and previous.kind == "speaker" and bool(previous.topic)
         topic = question.topic or (previous.topic if previous.kind == "speaker" else "")
-        return replace(question, who=who, topic=topic)
+        return replace(question, who=who, topic=topic, topic_optional=question.topic_optional or inherited)
     if question.kind == "general" and _PRONOUN_IN_TEXT.search(question.text):
         subject = previous.who if previous.kind == "speaker" else _names(previous.text)
         if subject:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from .models import Paragraph
 from .people import NAME, NOT_PERSON_WORDS, ROLE_NOUNS, SPEECH_VERBS, People
 
-ORGANISATION_ROLES = frozenset("company firm group report statement".split())
+ORGANISATION_ROLES = frozenset(["company", "firm", "group", "report", "statement"])
 from .text import STOPWORDS
 
 _OPEN_CURLY = "“"
@@ -44,6 +44,15 @@ _LEAD_IN = r"(?:(?:And|But|Meanwhile|However|Separately|Earlier|Later|Instead|In
 _REPORTED = re.compile(
     rf"^\s*{_LEAD_IN}(?P<chunk>[^,\"“”]{{1,80}}?)(?:,(?P<apposition>[^,\"“”]{{1,110}}?),?)?\s+(?:(?:also|later|then|has|had|have|previously|once)\s+)?{_VERB}\b"
 )
+# An unnamed speaker as the subject of a sentence: `A spokesman for the British Phonographic
+# Industry (BPI) said …`, `The BPI spokesman described …`.
+_UNNAMED = (
+    rf"(?P<who>(?:A|An|The)\s+(?:[\w’'\-]+\s+){{0,3}}?(?:spokesman|spokeswoman|spokesperson)"
+    rf"(?:\s+(?:for|of|at)\s+(?:the\s+)?[A-Z][\w’'\-]*(?:\s+[A-Z][\w’'\-]*){{0,3}}(?:\s+\([A-Z]+\))?)?)"
+    rf"(?:,[^,]{{1,100}},)?\s+(?:\w+\s+)?(?:{SPEECH_VERBS})\b"
+)
+_UNNAMED_AT_START = re.compile(_UNNAMED)
+_UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
 # A partial quote whose sentence is about a person saying it in other words:
 # `Mr Marchionne is confident ..., saying ... GM's argument "has no legs"`.
 _SAYING = re.compile(r"\b(?:saying|said|says|told|calling|called|describing|described|adding|warned|claimed|insisted)\b")
@@ -234,7 +243,11 @@ class _Attributor:
         # ("he told ITV Wales' Waterfront programme:") are objects, not candidates.
         at = min(where, group_span[0]) if where >= 0 else group_span[0]
         if re.fullmatch(_PRONOUN, written):
-            return self.people.resolve_reference(at, inside)
+            mention = self.people.reference_mention(at, inside)
+            described = self._recent_description(at)
+            if described and (mention is None or described[1] > mention.start):
+                return described[0]  # `A spokesman for the BPI said … "…," he said.`
+            return mention.name if mention else ""
         if _is_description(written):
             if re.match(r"(?i)(?:an?|one)\s", written):
                 return written  # "a spokesman for the firm": a new, unnamed person
@@ -243,6 +256,14 @@ class _Attributor:
                 return ""  # "the company said": an organisation we cannot name; no guess
             return resolved or written
         return self.people.canonical(written, at)
+
+    def _recent_description(self, before: int) -> tuple[str, int] | None:
+        """The latest unnamed speaker ("A spokesman for the BPI said") shortly before ``before``."""
+        floor = max(0, before - 500)
+        found = None
+        for match in _UNNAMED_SUBJECT.finditer(self.text, floor, before):
+            found = (match.group("who"), match.end("who"))
+        return found
 
     def reported_before(self, segment: _Segment) -> str:
         """The speaker of reported speech in the sentence just before an unattributed quote.
@@ -270,6 +291,9 @@ class _Attributor:
         start = _sentence_start(self.text, segment.open_mark, paragraph.start)
         if not _SAYING.search(self.text[start : segment.open_mark]):
             return ""
+        unnamed = _UNNAMED_AT_START.match(self.text, start)
+        if unnamed and unnamed.end() <= segment.open_mark:
+            return unnamed.group("who")
         for mention in self.people.mentions:
             if start <= mention.start < min(start + 80, segment.open_mark):
                 return mention.name if mention.subject else ""

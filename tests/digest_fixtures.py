@@ -98,6 +98,8 @@ def ingest(library: Library, drafts: list[ArticleDraft], added_at: dict[str, str
 
 
 def set_added_at(library: Library, moments: dict[int, str]) -> None:
+    if not moments:
+        return  # a write would mark the index files stale for nothing
     with library.store.transaction() as connection:
         for article_id, moment in moments.items():
             connection.execute("UPDATE articles SET added_at=? WHERE id=?", (moment, article_id))

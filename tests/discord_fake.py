@@ -26,11 +26,19 @@ GUILD_ID = 900000000000000100
 CHANNEL_ID = 900000000000000200
 DM_CHANNEL_ID = 900000000000000300
 USER_ID = 900000000000000400
+THREAD_ID = 900000000000000600
 OTHER_BOT_ID = 900000000000000500
 GOOD_TOKEN = "fake.discord-token.for-tests"
 TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
 
-BOT_USER = {"id": str(BOT_ID), "username": "Byline", "discriminator": "0", "global_name": "Byline", "avatar": None, "bot": True}
+BOT_USER = {
+    "id": str(BOT_ID),
+    "username": "Byline",
+    "discriminator": "0",
+    "global_name": "Byline",
+    "avatar": None,
+    "bot": True,
+}
 HUMAN = {"id": str(USER_ID), "username": "reader", "discriminator": "0", "global_name": "Reader", "avatar": None}
 OTHER_BOT = {"id": str(OTHER_BOT_ID), "username": "other", "discriminator": "0", "avatar": None, "bot": True}
 
@@ -113,14 +121,22 @@ class DiscordFake:
             if result:
                 return result
             time.sleep(0.02)
-        raise AssertionError(f"timed out after {timeout}s waiting for {what}; requests: {[(r.method, r.path) for r in self.requests]}")
+        raise AssertionError(
+            f"timed out after {timeout}s waiting for {what}; requests: {[(r.method, r.path) for r in self.requests]}"
+        )
 
     def find(self, method: str, fragment: str, start: int = 0) -> list[Recorded]:
         with self._lock:
             return [r for r in self.requests[start:] if r.method == method and fragment in r.path]
 
-    def wait_request(self, method: str, fragment: str, start: int = 0, count: int = 1, timeout: float = 30.0) -> list[Recorded]:
-        return self.wait_for(lambda: (found := self.find(method, fragment, start)) and len(found) >= count and found, timeout, f"{method} {fragment}")
+    def wait_request(
+        self, method: str, fragment: str, start: int = 0, count: int = 1, timeout: float = 30.0
+    ) -> list[Recorded]:
+        return self.wait_for(
+            lambda: (found := self.find(method, fragment, start)) and len(found) >= count and found,
+            timeout,
+            f"{method} {fragment}",
+        )
 
     def mark(self) -> int:
         """Where the request log stands now, for ``find(..., start=mark)``."""
@@ -130,62 +146,176 @@ class DiscordFake:
     # -- payloads ----------------------------------------------------------------------
 
     def channel_payload(self, channel_id: int = CHANNEL_ID) -> dict[str, Any]:
-        return {"id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID), "name": "news", "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None}
+        return {
+            "id": str(channel_id),
+            "type": 0,
+            "guild_id": str(GUILD_ID),
+            "name": "news",
+            "position": 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+        }
+
+    def thread_payload(self) -> dict[str, Any]:
+        """A public thread Byline started under the test channel."""
+        metadata = {"archived": False, "auto_archive_duration": 1440, "archive_timestamp": TIMESTAMP, "locked": False}
+        return {
+            **self.channel_payload(THREAD_ID),
+            "type": 11,
+            "name": "Byline thread",
+            "parent_id": str(CHANNEL_ID),
+            "owner_id": str(BOT_ID),
+            "thread_metadata": metadata,
+            "message_count": 1,
+            "member_count": 2,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+        }
 
     def guild_payload(self) -> dict[str, Any]:
-        everyone = {"id": str(GUILD_ID), "name": "@everyone", "permissions": str(1024 | 2048 | 65536), "position": 0, "color": 0, "hoist": False, "managed": False, "mentionable": False, "flags": 0}
+        everyone = {
+            "id": str(GUILD_ID),
+            "name": "@everyone",
+            "permissions": str(1024 | 2048 | 65536),
+            "position": 0,
+            "color": 0,
+            "hoist": False,
+            "managed": False,
+            "mentionable": False,
+            "flags": 0,
+        }
         moderators = {**everyone, "id": str(GUILD_ID + 1), "name": "mods", "permissions": str(1 << 4), "position": 1}
         return {
-            "id": str(GUILD_ID), "name": "Newsroom", "icon": None, "owner_id": str(GUILD_ID + 99), "roles": [everyone, moderators],
-            "channels": [self.channel_payload()], "threads": [], "members": [], "member_count": 3, "large": False,
-            "unavailable": False, "features": [], "emojis": [], "stickers": [], "voice_states": [], "presences": [],
-            "joined_at": TIMESTAMP, "verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0,
-            "mfa_level": 0, "nsfw_level": 0, "premium_tier": 0, "preferred_locale": "en-US", "system_channel_flags": 0,
+            "id": str(GUILD_ID),
+            "name": "Newsroom",
+            "icon": None,
+            "owner_id": str(GUILD_ID + 99),
+            "roles": [everyone, moderators],
+            "channels": [self.channel_payload()],
+            "threads": [self.thread_payload()],
+            "members": [],
+            "member_count": 3,
+            "large": False,
+            "unavailable": False,
+            "features": [],
+            "emojis": [],
+            "stickers": [],
+            "voice_states": [],
+            "presences": [],
+            "joined_at": TIMESTAMP,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "premium_tier": 0,
+            "preferred_locale": "en-US",
+            "system_channel_flags": 0,
         }
 
     def member_payload(self, user: dict[str, Any] | None = None, roles: list[int] | None = None) -> dict[str, Any]:
-        return {"user": user or HUMAN, "roles": [str(r) for r in roles or []], "joined_at": TIMESTAMP, "deaf": False, "mute": False, "flags": 0}
+        return {
+            "user": user or HUMAN,
+            "roles": [str(r) for r in roles or []],
+            "joined_at": TIMESTAMP,
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+        }
 
     def message_payload(
-        self, content: str, *, author: dict[str, Any] | None = None, channel_id: int = CHANNEL_ID, guild: bool = True,
-        mentions: list[dict[str, Any]] | None = None, reference: dict[str, Any] | None = None, roles: list[int] | None = None,
+        self,
+        content: str,
+        *,
+        author: dict[str, Any] | None = None,
+        channel_id: int = CHANNEL_ID,
+        guild: bool = True,
+        mentions: list[dict[str, Any]] | None = None,
+        reference: dict[str, Any] | None = None,
+        roles: list[int] | None = None,
     ) -> dict[str, Any]:
         """A user's MESSAGE_CREATE payload; ``reference`` is a message it replies to."""
         author = author or HUMAN
         data: dict[str, Any] = {
-            "id": str(self.next_id()), "channel_id": str(channel_id), "type": 19 if reference else 0, "content": content,
-            "author": author, "timestamp": TIMESTAMP, "edited_timestamp": None, "tts": False, "mention_everyone": False,
-            "mentions": mentions or [], "mention_roles": [], "attachments": [], "embeds": [], "pinned": False, "flags": 0, "components": [],
+            "id": str(self.next_id()),
+            "channel_id": str(channel_id),
+            "type": 19 if reference else 0,
+            "content": content,
+            "author": author,
+            "timestamp": TIMESTAMP,
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": mentions or [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": False,
+            "flags": 0,
+            "components": [],
         }
         if guild:
             data["guild_id"] = str(GUILD_ID)
             data["member"] = {k: v for k, v in self.member_payload(author, roles).items() if k != "user"}
         if reference:
-            data["message_reference"] = {"message_id": reference["id"], "channel_id": reference["channel_id"], "guild_id": reference.get("guild_id")}
+            data["message_reference"] = {
+                "message_id": reference["id"],
+                "channel_id": reference["channel_id"],
+                "guild_id": reference.get("guild_id"),
+            }
             data["referenced_message"] = reference
         return data
 
     def interaction_payload(
-        self, kind: int, data: dict[str, Any], *, permissions: int = 1024 | 2048, message: dict[str, Any] | None = None,
+        self,
+        kind: int,
+        data: dict[str, Any],
+        *,
+        permissions: int = 1024 | 2048,
+        message: dict[str, Any] | None = None,
         user: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """An INTERACTION_CREATE payload in the test guild's channel (kind 2: command, 3: button)."""
         payload: dict[str, Any] = {
-            "id": str(self.next_id()), "application_id": str(APP_ID), "type": kind, "token": f"itoken-{self.next_id()}", "version": 1,
-            "guild_id": str(GUILD_ID), "channel_id": str(CHANNEL_ID), "channel": self.channel_payload(),
-            "member": {**self.member_payload(user), "permissions": str(permissions)}, "data": data, "locale": "en-US",
-            "guild_locale": "en-US", "attachment_size_limit": 8 << 20, "app_permissions": str(1024 | 2048 | 16384),
-            "entitlements": [], "authorizing_integration_owners": {"0": str(GUILD_ID)}, "context": 0,
+            "id": str(self.next_id()),
+            "application_id": str(APP_ID),
+            "type": kind,
+            "token": f"itoken-{self.next_id()}",
+            "version": 1,
+            "guild_id": str(GUILD_ID),
+            "channel_id": str(CHANNEL_ID),
+            "channel": self.channel_payload(),
+            "member": {**self.member_payload(user), "permissions": str(permissions)},
+            "data": data,
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "attachment_size_limit": 8 << 20,
+            "app_permissions": str(1024 | 2048 | 16384),
+            "entitlements": [],
+            "authorizing_integration_owners": {"0": str(GUILD_ID)},
+            "context": 0,
         }
         if message is not None:
             payload["message"] = message
         return payload
 
-    def command(self, name: str, options: list[dict[str, Any]] | None = None, *, guild: bool = True, **kwargs: Any) -> dict[str, Any]:
+    def command(
+        self, name: str, options: list[dict[str, Any]] | None = None, *, guild: bool = True, **kwargs: Any
+    ) -> dict[str, Any]:
         data: dict[str, Any] = {"id": str(self.next_id()), "name": name, "type": 1, "options": options or []}
         if guild:
             data["guild_id"] = str(GUILD_ID)
         return self.interaction_payload(2, data, **kwargs)
+
+    def button_message(self, *custom_ids: str) -> dict[str, Any]:
+        """A message of Byline's carrying buttons (Discord only routes clicks on buttons a message has)."""
+        buttons = [{"type": 2, "style": 2, "label": "b", "custom_id": c} for c in custom_ids]
+        return self._bot_message(
+            str(CHANNEL_ID),
+            {"content": "buttons", "components": [{"type": 1, "components": buttons}]},
+            guild_id=str(GUILD_ID),
+        )
 
     def click(self, custom_id: str, message: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         return self.interaction_payload(3, {"custom_id": custom_id, "component_type": 2}, message=message, **kwargs)
@@ -201,10 +331,23 @@ class DiscordFake:
 
     def _bot_message(self, channel_id: str, body: dict[str, Any], **extra: Any) -> dict[str, Any]:
         message = {
-            "id": str(self.next_id()), "channel_id": channel_id, "type": 0, "content": body.get("content") or "",
-            "author": BOT_USER, "timestamp": TIMESTAMP, "edited_timestamp": None, "tts": False, "mention_everyone": False,
-            "mentions": [], "mention_roles": [], "attachments": [], "embeds": body.get("embeds") or [], "pinned": False,
-            "flags": body.get("flags", 0), "components": body.get("components") or [], **extra,
+            "id": str(self.next_id()),
+            "channel_id": channel_id,
+            "type": 0,
+            "content": body.get("content") or "",
+            "author": BOT_USER,
+            "timestamp": TIMESTAMP,
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": body.get("embeds") or [],
+            "pinned": False,
+            "flags": body.get("flags", 0),
+            "components": body.get("components") or [],
+            **extra,
         }
         if body.get("message_reference"):
             message["message_reference"] = body["message_reference"]
@@ -223,7 +366,9 @@ class DiscordFake:
                 body = json.loads(raw)
         with self._lock:
             self.requests.append(Recorded(request.method, path, dict(request.query), body))
-        if request.headers.get("Authorization") not in (f"Bot {self.token}", None) and not path.startswith(("/webhooks", "/interactions")):
+        if request.headers.get("Authorization") not in (f"Bot {self.token}", None) and not path.startswith(
+            ("/webhooks", "/interactions")
+        ):
             return self._error(401, 0, "401: Unauthorized")
         return await self._route(request.method, path, body or {})
 
@@ -232,16 +377,35 @@ class DiscordFake:
         if path == "/users/@me":
             return self._json(BOT_USER)
         if path == "/oauth2/applications/@me":
-            return self._json({
-                "id": str(APP_ID), "name": "Byline", "description": "", "icon": None, "bot_public": True, "bot_require_code_grant": False,
-                "owner": HUMAN, "verify_key": "0" * 64, "flags": 1 << 19, "team": None, "summary": "",
-            })
+            return self._json(
+                {
+                    "id": str(APP_ID),
+                    "name": "Byline",
+                    "description": "",
+                    "icon": None,
+                    "bot_public": True,
+                    "bot_require_code_grant": False,
+                    "owner": HUMAN,
+                    "verify_key": "0" * 64,
+                    "flags": 1 << 19,
+                    "team": None,
+                    "summary": "",
+                }
+            )
         if parts[0] == "applications" and "commands" in parts and method == "PUT":
             guild = parts[3] if "guilds" in parts else None
-            return self._json([
-                {**c, "id": str(self.next_id()), "application_id": str(APP_ID), "version": "1", **({"guild_id": guild} if guild else {})}
-                for c in body
-            ])
+            return self._json(
+                [
+                    {
+                        **c,
+                        "id": str(self.next_id()),
+                        "application_id": str(APP_ID),
+                        "version": "1",
+                        **({"guild_id": guild} if guild else {}),
+                    }
+                    for c in body
+                ]
+            )
         if parts[0] == "channels" and len(parts) >= 3:
             channel = int(parts[1])
             if channel in self.forbidden_channels:
@@ -251,17 +415,33 @@ class DiscordFake:
             if parts[2] == "typing":
                 return web.Response(status=204)
             if parts[2] == "messages" and method == "POST":
-                return self._json(self._bot_message(parts[1], body, **({"guild_id": str(GUILD_ID)} if channel == CHANNEL_ID else {})))
+                return self._json(
+                    self._bot_message(parts[1], body, **({"guild_id": str(GUILD_ID)} if channel == CHANNEL_ID else {}))
+                )
             if parts[2] == "messages" and method == "GET" and len(parts) == 4:
                 found = self.messages.get(int(parts[3]))
                 return self._json(found) if found else self._error(404, 10008, "Unknown Message")
         if parts[0] == "interactions" and parts[-1] == "callback":
             kind = body.get("type")
             data = body.get("data") or {}
-            interaction = {"id": parts[1], "type": 2, "response_message_loading": kind == 5, "response_message_ephemeral": bool(data.get("flags", 0) & 64)}
+            interaction = {
+                "id": parts[1],
+                "type": 2,
+                "response_message_loading": kind == 5,
+                "response_message_ephemeral": bool(data.get("flags", 0) & 64),
+            }
             resource: dict[str, Any] = {"type": kind}
             if kind in (4, 7):
-                message = self._bot_message(str(CHANNEL_ID), data, interaction_metadata={"id": parts[1], "type": 2, "user": HUMAN, "authorizing_integration_owners": {}})
+                message = self._bot_message(
+                    str(CHANNEL_ID),
+                    data,
+                    interaction_metadata={
+                        "id": parts[1],
+                        "type": 2,
+                        "user": HUMAN,
+                        "authorizing_integration_owners": {},
+                    },
+                )
                 interaction["response_message_id"] = message["id"]
                 resource["message"] = message
             return self._json({"interaction": interaction, "resource": resource})
@@ -298,8 +478,15 @@ class DiscordFake:
                     break
                 self.identifies += 1
                 self.identify_payloads.append(message["d"])
-                ready = {"v": 10, "user": BOT_USER, "guilds": [{"id": str(GUILD_ID), "unavailable": True}], "session_id": f"session-{self.identifies}",
-                         "resume_gateway_url": self.gateway_url, "application": {"id": str(APP_ID), "flags": 1 << 19}, "private_channels": []}
+                ready = {
+                    "v": 10,
+                    "user": BOT_USER,
+                    "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
+                    "session_id": f"session-{self.identifies}",
+                    "resume_gateway_url": self.gateway_url,
+                    "application": {"id": str(APP_ID), "flags": 1 << 19},
+                    "private_channels": [],
+                }
                 await self._send(socket, 0, ready, "READY")
                 await self._send(socket, 0, self.guild_payload(), "GUILD_CREATE")
                 self._sockets.append(socket)

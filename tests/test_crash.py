@@ -15,7 +15,7 @@ from retrieval.embedder import Embedder
 from retrieval.library import Library
 from tests.conftest import BBC, PROJECT
 
-ARTICLES = 45
+ARTICLES = 30
 
 CHILD = """
 import sys

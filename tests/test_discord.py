@@ -17,15 +17,34 @@ import pytest
 from bot.config import Settings
 from bot.delivery import DeliveryError
 from bot.discord_app import BylineClient, DiscordStartError, configure_endpoints, invite_url, run, run_client
-from bot.discord_render import CONTENT_LIMIT, DESCRIPTION_LIMIT, EMBEDS_PER_MESSAGE, MESSAGE_EMBED_LIMIT, message_size, render
-from bot.replies import AnswerReply, TextReply
+from bot.discord_render import (
+    CONTENT_LIMIT,
+    DESCRIPTION_LIMIT,
+    EMBEDS_PER_MESSAGE,
+    MESSAGE_EMBED_LIMIT,
+    message_size,
+    render,
+)
+from bot.replies import AnswerReply, DigestReply, TextReply
 from bot.service import Service
 from bot.state import STATE_FILE, BotState
 from retrieval.embedder import Embedder
 from retrieval.library import Library
-from retrieval.models import Answer, AnswerSpan, ArticleDraft, Citation
+from retrieval.models import Answer, AnswerSpan, Article, ArticleDraft, Citation, Digest, DigestStory
 
-from .discord_fake import APP_ID, BOT_ID, BOT_USER, CHANNEL_ID, DM_CHANNEL_ID, GOOD_TOKEN, GUILD_ID, HUMAN, OTHER_BOT, DiscordFake
+from .discord_fake import (
+    APP_ID,
+    BOT_ID,
+    BOT_USER,
+    CHANNEL_ID,
+    DM_CHANNEL_ID,
+    GOOD_TOKEN,
+    GUILD_ID,
+    HUMAN,
+    OTHER_BOT,
+    THREAD_ID,
+    DiscordFake,
+)
 
 QUESTION = "what did Mourinho say about the referee?"
 
@@ -77,8 +96,12 @@ def errors() -> Iterator[ErrorLog]:
 
 def settings_for(fake: DiscordFake, data_dir: Path, **overrides: Any) -> Settings:
     base = Settings(
-        data_dir=data_dir, seeds_dir=data_dir / "no-seeds", discord_token=GOOD_TOKEN, discord_guild_id=str(GUILD_ID),
-        discord_api_url=fake.api_url, discord_gateway_url=fake.gateway_url,
+        data_dir=data_dir,
+        seeds_dir=data_dir / "no-seeds",
+        discord_token=GOOD_TOKEN,
+        discord_guild_id=str(GUILD_ID),
+        discord_api_url=fake.api_url,
+        discord_gateway_url=fake.gateway_url,
     )
     return replace(base, **overrides)
 
@@ -133,16 +156,26 @@ def followups(fake: DiscordFake, interaction: dict[str, Any], count: int = 1) ->
 
 
 def text_of(body: dict[str, Any]) -> str:
-    return (body.get("content") or "") + "".join(e.get("title", "") + e.get("description", "") for e in body.get("embeds", []))
+    return (body.get("content") or "") + "".join(
+        e.get("title", "") + e.get("description", "") for e in body.get("embeds", [])
+    )
 
 
 def assert_no_pings(fake: DiscordFake) -> None:
     """Every message the bot sent anywhere carried allowed_mentions that ping no one."""
-    sent = [r for r in fake.requests if r.method in ("POST", "PATCH") and ("/messages" in r.path or "/webhooks/" in r.path or "/callback" in r.path)]
+    sent = [
+        r
+        for r in fake.requests
+        if r.method in ("POST", "PATCH") and ("/messages" in r.path or "/webhooks/" in r.path or "/callback" in r.path)
+    ]
     assert sent
     for request in sent:
         body = request.body or {}
-        mentions = (body.get("data") or {}).get("allowed_mentions") if "/callback" in request.path else body.get("allowed_mentions")
+        mentions = (
+            (body.get("data") or {}).get("allowed_mentions")
+            if "/callback" in request.path
+            else body.get("allowed_mentions")
+        )
         if "/callback" in request.path and body.get("type") == 5:
             continue  # a defer sends no message text
         assert mentions is not None and mentions["parse"] == [], (request.path, body)
@@ -179,7 +212,9 @@ def test_global_sync_without_guild_id(fake: DiscordFake, seed_service: Service, 
         running.close()
 
 
-def test_bad_token_is_one_line_naming_the_setting_never_the_value(fake: DiscordFake, seed_service: Service, errors: ErrorLog) -> None:
+def test_bad_token_is_one_line_naming_the_setting_never_the_value(
+    fake: DiscordFake, seed_service: Service, errors: ErrorLog
+) -> None:
     wrong = "wrong-token-that-must-never-be-printed"
     settings = settings_for(fake, seed_service.library.data_dir, discord_token=wrong)
     with pytest.raises(DiscordStartError) as raised:
@@ -213,7 +248,9 @@ def test_mention_gets_a_cited_embed_with_buttons_and_typing(fake: DiscordFake, b
     assert_no_pings(fake)
 
 
-def test_reply_follow_up_without_mention_uses_the_earlier_question(fake: DiscordFake, bot: Bot, seed_service: Service) -> None:
+def test_reply_follow_up_without_mention_uses_the_earlier_question(
+    fake: DiscordFake, bot: Bot, seed_service: Service
+) -> None:
     question = mention(fake, QUESTION)
     fake.wait_request("POST", f"/channels/{CHANNEL_ID}/messages")
     answer = fake.messages[max(fake.messages)]
@@ -232,10 +269,22 @@ def test_reply_follow_up_without_mention_uses_the_earlier_question(fake: Discord
     assert seed_service.state.history(key)[-1] == "who is the referee?"
 
 
+def test_follow_up_in_byline_thread_needs_no_mention(fake: DiscordFake, bot: Bot, seed_service: Service) -> None:
+    fake.dispatch("MESSAGE_CREATE", fake.message_payload(QUESTION, channel_id=THREAD_ID))
+    fake.wait_request("POST", f"/channels/{THREAD_ID}/messages")
+    fake.dispatch("MESSAGE_CREATE", fake.message_payload("and about luck?", channel_id=THREAD_ID))
+    fake.wait_request("POST", f"/channels/{THREAD_ID}/messages", count=2)
+    assert seed_service.state.history(f"discord:{THREAD_ID}:{THREAD_ID}") == [QUESTION, "and about luck?"]
+
+
 def test_plain_channel_chatter_is_ignored_and_bots_are_ignored(fake: DiscordFake, bot: Bot) -> None:
     fake.dispatch("MESSAGE_CREATE", fake.message_payload(QUESTION))  # no mention, no reply
-    fake.dispatch("MESSAGE_CREATE", fake.message_payload(f"<@{BOT_ID}> {QUESTION}", author=OTHER_BOT, mentions=[BOT_USER]))
-    fake.dispatch("MESSAGE_CREATE", fake.message_payload(f"<@{BOT_ID}> {QUESTION}", author=BOT_USER, mentions=[BOT_USER]))
+    fake.dispatch(
+        "MESSAGE_CREATE", fake.message_payload(f"<@{BOT_ID}> {QUESTION}", author=OTHER_BOT, mentions=[BOT_USER])
+    )
+    fake.dispatch(
+        "MESSAGE_CREATE", fake.message_payload(f"<@{BOT_ID}> {QUESTION}", author=BOT_USER, mentions=[BOT_USER])
+    )
     last = mention(fake, "who threw milk?")
     fake.wait_request("POST", f"/channels/{CHANNEL_ID}/messages")
     posts = bot_posts(fake)
@@ -250,14 +299,26 @@ def test_direct_message_is_answered_without_mention(fake: DiscordFake, bot: Bot)
     assert body["allowed_mentions"]["parse"] == []
 
 
-def test_article_with_everyone_and_user_mentions_never_pings(fake: DiscordFake, bot: Bot, seed_service: Service) -> None:
+def test_article_with_everyone_and_user_mentions_never_pings(
+    fake: DiscordFake, bot: Bot, seed_service: Service
+) -> None:
     text = (
         "Club statement on the stadium flood.\n\n"
         "“@everyone must stay away from the north stand and <@123456789012345678> will answer questions @here,” "
         "the groundskeeper Hollis Brandt said on Tuesday.\n\n"
         "The north stand will reopen next week <@&987654321098765432>."
     )
-    seed_service.library.add_drafts([ArticleDraft(key="test:ping", title="Flood closes the north stand @everyone", text=text, source="Test Gazette", published="2026-01-02")])
+    seed_service.library.add_drafts(
+        [
+            ArticleDraft(
+                key="test:ping",
+                title="Flood closes the north stand @everyone",
+                text=text,
+                source="Test Gazette",
+                published="2026-01-02",
+            )
+        ]
+    )
     mention(fake, "what did the groundskeeper say about the north stand?")
     fake.wait_request("POST", f"/channels/{CHANNEL_ID}/messages")
     body = bot_posts(fake)[0]
@@ -317,7 +378,15 @@ def test_search_sources_and_help(fake: DiscordFake, bot: Bot, seed_service: Serv
 
 
 def test_sources_pages_with_buttons(fake: DiscordFake, bot: Bot, seed_service: Service) -> None:
-    drafts = [ArticleDraft(key=f"test:page{n}", title=f"Filler story number {n}", text=f"Filler paragraph {n} about rain.", source="Test Gazette") for n in range(9)]
+    drafts = [
+        ArticleDraft(
+            key=f"test:page{n}",
+            title=f"Filler story number {n}",
+            text=f"Filler paragraph {n} about rain.",
+            source="Test Gazette",
+        )
+        for n in range(9)
+    ]
     seed_service.library.add_drafts(drafts)
     sources = fake.command("sources")
     fake.dispatch("INTERACTION_CREATE", sources)
@@ -336,9 +405,17 @@ def test_digest_and_ingest_commands_reach_the_service(fake: DiscordFake, bot: Bo
     now = fake.command("digest", [{"name": "now", "type": 1, "options": []}])
     fake.dispatch("INTERACTION_CREATE", now)
     assert callback(fake, now)["type"] == 5
-    assert text_of(followups(fake, now)[0])
+    reply = followups(fake, now)[0]
+    assert text_of(reply)
+    if reply.get("flags", 0) & 64:
+        # A private reply after a public defer replaces the public "thinking…" message.
+        assert fake.find("DELETE", f"/webhooks/{APP_ID}/{now['token']}/messages/@original")
 
-    subscribe = fake.command("digest", [{"name": "subscribe", "type": 1, "options": [{"name": "schedule", "type": 3, "value": "daily 09:00"}]}], permissions=1 << 4)
+    subscribe = fake.command(
+        "digest",
+        [{"name": "subscribe", "type": 1, "options": [{"name": "schedule", "type": 3, "value": "daily 09:00"}]}],
+        permissions=1 << 4,
+    )
     fake.dispatch("INTERACTION_CREATE", subscribe)
     assert callback(fake, subscribe) == {"type": 5, "data": {"flags": 64}}
     assert followups(fake, subscribe)[0]["flags"] & 64
@@ -360,7 +437,9 @@ def ask_by_slash(fake: DiscordFake) -> tuple[dict[str, Any], dict[str, Any]]:
     return body, fake.messages[max(fake.messages)]
 
 
-def test_buttons_work_and_keep_working_after_a_restart(fake: DiscordFake, seed_service: Service, embedder: Embedder, errors: ErrorLog) -> None:
+def test_buttons_work_and_keep_working_after_a_restart(
+    fake: DiscordFake, seed_service: Service, embedder: Embedder, errors: ErrorLog
+) -> None:
     first = start_bot(fake, seed_service)
     try:
         body, message = ask_by_slash(fake)
@@ -391,7 +470,9 @@ def test_buttons_work_and_keep_working_after_a_restart(fake: DiscordFake, seed_s
         click = fake.click(passages_id, message)
         fake.dispatch("INTERACTION_CREATE", click)
         assert "Mourinho" in text_of(callback(fake, click)["data"])
-        expired = fake.click("byline:passages:0123456789abcdef", message)
+        expired = fake.click(
+            "byline:passages:0123456789abcdef", fake.button_message("byline:passages:0123456789abcdef")
+        )
         fake.dispatch("INTERACTION_CREATE", expired)
         assert "expired" in callback(fake, expired)["data"]["content"]
     finally:
@@ -400,11 +481,13 @@ def test_buttons_work_and_keep_working_after_a_restart(fake: DiscordFake, seed_s
         library.close()
 
 
-def test_handler_error_reaches_the_user_and_the_log(fake: DiscordFake, bot: Bot, seed_service: Service, errors: ErrorLog) -> None:
+def test_handler_error_reaches_the_user_and_the_log(
+    fake: DiscordFake, bot: Bot, seed_service: Service, errors: ErrorLog
+) -> None:
     # A stored answer that cannot be read back (a damaged row) makes the passages button fail.
     with sqlite3.connect(seed_service.state.path) as connection:
         connection.execute("INSERT INTO answers VALUES ('badbadbadbad0000', 'discord', '1', 'q', '{}', '2026-01-01')")
-    click = fake.click("byline:passages:badbadbadbad0000", fake.message_payload("x", author=BOT_USER))
+    click = fake.click("byline:passages:badbadbadbad0000", fake.button_message("byline:passages:badbadbadbad0000"))
     fake.dispatch("INTERACTION_CREATE", click)
     body = callback(fake, click)
     assert body["data"]["flags"] & 64 and "went wrong" in body["data"]["content"]
@@ -417,11 +500,24 @@ def test_handler_error_reaches_the_user_and_the_log(fake: DiscordFake, bot: Bot,
 
 
 def big_answer(spans: int = 60, length: int = 400) -> Answer:
-    citations = [Citation(n, 1, f"Headline {n}", "Outlet", "https://example.com/a", "2026-01-01", n) for n in range(1, 31)]
+    citations = [
+        Citation(n, 1, f"Headline {n}", "Outlet", "https://example.com/a", "2026-01-01", n) for n in range(1, 31)
+    ]
     made = []
     for i in range(spans):
         words = " ".join(f"w{i}x{j}" for j in range(length // 6))
-        made.append(AnswerSpan(words, "quote" if i % 2 else "sentence", "Speaker" if i % 2 else "", i % 30 + 1, 1, i % 30 + 1, 0, len(words)))
+        made.append(
+            AnswerSpan(
+                words,
+                "quote" if i % 2 else "sentence",
+                "Speaker" if i % 2 else "",
+                i % 30 + 1,
+                1,
+                i % 30 + 1,
+                0,
+                len(words),
+            )
+        )
     return Answer(QUESTION, True, made, citations)
 
 
@@ -451,6 +547,19 @@ def test_one_huge_quote_is_cut_at_spaces_with_its_marker_whole() -> None:
     assert sum("**[1]**" in d for d in descriptions) == 1
 
 
+def test_digest_renders_stories_with_sources_and_an_empty_digest_says_so() -> None:
+    answer = big_answer(spans=4, length=60)
+    article = Article(1, "k", "Derby", "Outlet", "", "2026-01-01", "", "2026-01-01")
+    story = DigestStory("Derby turns ugly", [article], answer.spans, 1)
+    digest = Digest("c", "2026-01-01", "2026-01-02", 1, [story], answer.citations[:4], header="Daily digest", late=True)
+    [message] = render(DigestReply(digest))
+    description = message.embeds[0].description or ""
+    assert message.embeds[0].title == "Daily digest"
+    assert "**Derby turns ugly** [1]" in description and "**Sources**" in description and "late" in description
+    empty = render(DigestReply(Digest("c", "2026-01-01", "2026-01-02", 0, [], [])))
+    assert "Nothing new since 2026-01-01" in (empty[0].embeds[0].description or "")
+
+
 def test_long_text_reply_is_split_into_messages() -> None:
     messages = render(TextReply("\n".join(f"line {n} " + "x" * 90 for n in range(100))))
     assert len(messages) > 1 and all(len(m.content) <= CONTENT_LIMIT for m in messages)
@@ -465,7 +574,13 @@ def test_poster_posts_split_answers_from_another_thread_and_reports_failures(fak
     assert len(posts) > 1
     for body in posts:
         assert body["allowed_mentions"]["parse"] == []
-        assert sum(len(e.get("description", "")) + len(e.get("title", "")) + len(e.get("footer", {}).get("text", "")) for e in body["embeds"]) <= MESSAGE_EMBED_LIMIT
+        assert (
+            sum(
+                len(e.get("description", "")) + len(e.get("title", "")) + len(e.get("footer", {}).get("text", ""))
+                for e in body["embeds"]
+            )
+            <= MESSAGE_EMBED_LIMIT
+        )
     assert custom_ids(posts[-1]) and not custom_ids(posts[0])  # buttons under the last part only
     fake.forbidden_channels.add(111)
     fake.missing_channels.add(222)

@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import json
 import logging
+import socket
 import threading
 import time
 import urllib.error
@@ -74,8 +75,15 @@ class Bolt:
         self.url = f"http://127.0.0.1:{self.server.server_port}/slack/events"
         self._n = 0
 
-    def post(self, body: str, content_type: str, secret: str | None = SECRET, age: int = 0) -> tuple[int, str]:
-        headers = {"Content-Type": content_type}
+    def post(
+        self,
+        body: str,
+        content_type: str,
+        secret: str | None = SECRET,
+        age: int = 0,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, str]:
+        headers = {"Content-Type": content_type} | (headers or {})
         if secret is not None:
             ts = str(int(time.time()) - age)
             digest = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
@@ -242,6 +250,54 @@ def test_mention_is_answered_in_a_thread_and_follow_ups_need_no_mention(bolt: Bo
     assert len(posts(fake, "C1")) == 3
 
 
+def test_a_redelivered_event_is_not_answered_twice(bolt: Bolt) -> None:
+    retry = {"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}
+    assert bolt.event(mention(QUESTION, "1700000008.000100", channel="CRETRY"), headers=retry)[0] == 200
+    bolt.event(mention(QUESTION, "1700000008.000200", channel="CAFTER"))
+    bolt.fake.wait_call("chat.postMessage", lambda c: c.params["channel"] == "CAFTER")
+    assert not posts(bolt.fake, "CRETRY")
+
+
+def test_asking_too_fast_gets_an_ephemeral_notice_in_the_thread(bolt: Bolt) -> None:
+    for i in range(8):
+        bolt.event(mention(QUESTION, f"1700000010.00010{i}", channel="CFAST", user="U9"))
+    notice = bolt.fake.wait_call("chat.postEphemeral")
+    assert notice.params["user"] == "U9" and notice.params["channel"] == "CFAST"
+    assert notice.params["thread_ts"].startswith("1700000010.") and "fast" in notice.params["text"]
+
+
+def test_run_serves_http_mode_until_stopped(seed_service: Service, fake: FakeSlack, tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=run, args=(seed_service, settings_for(fake, tmp_path, http_host="127.0.0.1", http_port=port), stop)
+    )
+    thread.start()
+    try:
+        body = json.dumps({"type": "url_verification", "challenge": "up", "token": "x"}).encode()
+        deadline = time.monotonic() + 30
+        while True:  # poll until the server is listening
+            try:
+                request = urllib.request.Request(f"http://127.0.0.1:{port}/slack/events", data=body, method="POST")
+                ts = str(int(time.time()))
+                digest = hmac.new(SECRET.encode(), f"v0:{ts}:".encode() + body, hashlib.sha256).hexdigest()
+                request.add_header("Content-Type", "application/json")
+                request.add_header("X-Slack-Request-Timestamp", ts)
+                request.add_header("X-Slack-Signature", f"v0={digest}")
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    assert "up" in response.read().decode()
+                break
+            except urllib.error.URLError:
+                assert time.monotonic() < deadline, "the HTTP server never came up"
+                time.sleep(0.05)
+    finally:
+        stop.set()
+        thread.join(timeout=20)
+    assert not thread.is_alive()
+
+
 def test_direct_message_is_answered_in_the_dm(bolt: Bolt) -> None:
     bolt.event(message(QUESTION, "1700000003.000100", channel="D1", channel_type="im"))
     reply = bolt.fake.wait_call("chat.postMessage")
@@ -347,9 +403,11 @@ def test_each_slash_command(bolt: Bolt) -> None:
         assert bolt.response(bolt.command(command, ""))["text"]
 
 
-def test_ack_comes_back_while_the_work_is_still_running(bolt: Bolt) -> None:
+def test_acks_never_wait_for_work_even_when_every_worker_is_busy(
+    seed_service: Service, fake: FakeSlack, tmp_path: Path
+) -> None:
     # A command registered through the service's public extension point that blocks until
-    # released: the ack must not wait for it, and other requests must not queue behind it.
+    # released, on an adapter with a single worker: later requests must still be acked at once.
     release, started = threading.Event(), threading.Event()
 
     def slow(args: str, asker: Any) -> TextReply:
@@ -357,13 +415,23 @@ def test_ack_comes_back_while_the_work_is_still_running(bolt: Bolt) -> None:
         release.wait(30)
         return TextReply("slow done")
 
-    bolt.adapter.service.register(Command("slow", "/slow", "blocks until released", slow))
-    name = bolt.command("/byline", "slow")  # returns only once bolt has acked with HTTP 200
-    assert started.wait(30)
-    assert "Mourinho" in all_text(bolt.response(bolt.command("/sources", "")))
-    assert not bolt.fake.calls_to(f"response:{name}")
-    release.set()
-    assert bolt.response(name)["text"] == "slow done"
+    seed_service.register(Command("slow", "/slow", "blocks until released", slow))
+    adapter = SlackAdapter(seed_service, settings_for(fake, tmp_path), workers=1)
+    served = Bolt(adapter, fake)
+    try:
+        slow_name = served.command("/byline", "slow")  # returns once bolt has acked with HTTP 200
+        assert started.wait(30)
+        queued = served.command("/sources", "")  # acked (HTTP 200) while the only worker is busy
+        assert served.event(mention(QUESTION, "1700000006.000100")) == (200, "")
+        assert not fake.calls_to(f"response:{slow_name}") and not fake.calls_to(f"response:{queued}")
+        release.set()
+        assert served.response(slow_name)["text"] == "slow done"
+        assert "Mourinho" in all_text(served.response(queued))
+        fake.wait_call("chat.postMessage", lambda c: c.params.get("thread_ts") == "1700000006.000100")
+    finally:
+        release.set()
+        served.server.shutdown()
+        adapter.close()
 
 
 def test_admins_come_from_byline_slack_admins(bolt: Bolt) -> None:
@@ -435,6 +503,15 @@ def test_poster_splits_retries_429_and_reports_missing_channels(fake: FakeSlack,
         poster.post("CGONE", AnswerReply(_long_answer(1, 100), "abc"))
 
 
+def test_a_reply_to_a_lost_channel_is_logged_clearly(bolt: Bolt, caplog: pytest.LogCaptureFixture) -> None:
+    bolt.event(mention(QUESTION, "1700000007.000100", channel="CGONE"))
+    bolt.fake.wait_for(lambda calls: any(c.method == "chat.postMessage" and "CGONE" in c.dump() for c in calls))
+    bolt.event(mention(QUESTION, "1700000007.000200", channel="CNEXT"))  # still answering afterwards
+    bolt.fake.wait_call("chat.postMessage", lambda c: c.params["channel"] == "CNEXT")
+    warnings = [r.getMessage() for r in caplog.records if r.name == "byline.slack" and r.levelno == logging.WARNING]
+    assert any("CGONE" in w and "channel_not_found" in w for w in warnings)
+
+
 def test_digest_renders_escaped_with_citations() -> None:
     article = Article(1, "k", "Derby <!here>", "Outlet", "https://e.com/1", "2017-12-11", "", "2017-12-11")
     citation = Citation(1, 1, "Derby <!here>", "Outlet", "https://e.com/1", "2017-12-11", 2)
@@ -463,6 +540,10 @@ def test_bad_token_and_missing_settings_give_one_line_naming_the_setting(
         check_settings(settings_for(fake, tmp_path, slack_mode="socket", slack_app_token=""))
     with pytest.raises(SlackSetupError, match="SLACK_SIGNING_SECRET"):
         check_settings(settings_for(fake, tmp_path, slack_signing_secret=""))
+    with pytest.raises(SlackSetupError, match="SLACK_APP_TOKEN") as raised:
+        # The fake has no Socket Mode server here, so apps.connections.open refuses the token.
+        run(seed_service, settings_for(fake, tmp_path, slack_mode="socket"), threading.Event())
+    assert "xapp-test-token" not in str(raised.value)
     with pytest.raises(SlackSetupError, match="SLACK_API_URL"):
         SlackAdapter(seed_service, settings_for(fake, tmp_path, slack_api_url="http://127.0.0.1:9/api/"))
 
@@ -512,6 +593,21 @@ def test_socket_mode_acks_envelopes_and_answers(seed_service: Service, fake: Fak
         )
         fake.socket.wait_ack("env-2")
         assert "Mourinho" in all_text(fake.wait_call("response:sock").params)
+        answer_id = reply.params["blocks"][-1]["elements"][0]["value"]
+        click = {
+            "type": "block_actions",
+            "user": {"id": "U1"},
+            "team": {"id": "T0001"},
+            "api_app_id": "A0001",
+            "channel": {"id": "C1"},
+            "trigger_id": "t2",
+            "response_url": fake.response_url("sockclick"),
+            "actions": [{"type": "button", "action_id": "byline_vote_up", "block_id": "b", "value": answer_id}],
+        }
+        fake.socket.push({"envelope_id": "env-3", "type": "interactive", "payload": click})
+        fake.socket.wait_ack("env-3")
+        assert fake.wait_call("response:sockclick").params["response_type"] == "ephemeral"
+        assert seed_service.state.votes(answer_id) == {"U1": 1}
     finally:
         stop.set()
         thread.join(timeout=20)

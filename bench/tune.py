@@ -1,0 +1,73 @@
+"""Fit ranking weights and abstention thresholds on the fit half (even question positions).
+
+    .venv/bin/python -m bench.tune --data ../shared/data --cache /tmp/byline-eval
+
+Runs the real pipeline once per candidate ``Tuning`` over the fit half of SQuAD and the
+out-of-corpus questions, with query embeddings cached so that each candidate costs only the
+retrieval and scoring. Prints one line per candidate; pick by the targets, then set the
+defaults in ``retrieval/answer.py`` and report with ``bench.eval`` on the other half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from retrieval.answer import TUNING
+from retrieval.embedder import Embedder
+from retrieval.library import Library
+
+from .eval_common import ratio
+from .eval_squad import build_library, load_ooc, load_squad, run_ooc, run_squad
+
+HERE = Path(__file__).resolve().parent
+
+
+class CachingEmbedder(Embedder):
+    """The real model, remembering query vectors so repeated questions are not re-encoded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cache: dict[str, np.ndarray] = {}
+
+    def encode_one(self, text: str) -> np.ndarray:
+        if text not in self.cache:
+            self.cache[text] = super().encode_one(text)
+        return self.cache[text]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/byline-eval"))
+    parser.add_argument("--grid", default="bm25_weight=0.25;lexical_weight=0.25")
+    args = parser.parse_args(argv)
+    embedder = CachingEmbedder()
+    drafts, questions = load_squad(args.data / "squad2-dev-subset.json")
+    squad = build_library(args.cache / "squad", drafts, embedder)
+    bbc_dir = args.cache / "bbc"
+    bbc = Library.open(bbc_dir, embedder) if (bbc_dir / "byline.sqlite3").exists() else None
+    ooc = load_ooc(HERE / "data" / "out_of_corpus.txt")
+    axes = [(k, [float(v) for v in vs.split(",")]) for k, vs in (a.split("=") for a in args.grid.split(";"))]
+    for values in itertools.product(*[vs for _, vs in axes]):
+        tuning = replace(TUNING, **{k: (int(v) if isinstance(getattr(TUNING, k), int) else v) for (k, _), v in zip(axes, values, strict=True)})
+        tally, _ = run_squad(squad, questions, "fit", tuning)
+        line = " ".join(f"{k}={v}" for (k, _), v in zip(axes, values, strict=True))
+        line += (
+            f" | r@1 {ratio(tally.at1, tally.answerable):.3f} r@5 {ratio(tally.at5, tally.answerable):.3f}"
+            f" hit {ratio(tally.hit, tally.answerable):.3f} false-abst {ratio(tally.false_abstained, tally.answerable):.3f}"
+            f" imp-abst {ratio(tally.abstained_impossible, tally.impossible):.3f}"
+        )
+        if bbc is not None:
+            ooc_tally, _ = run_ooc(bbc, ooc, tuning)
+            line += f" | ooc-abst {ratio(ooc_tally.abstained, ooc_tally.asked):.3f}"
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

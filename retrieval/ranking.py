@@ -1,0 +1,110 @@
+"""Ranking: hybrid passage retrieval (FAISS + BM25) and sentence scoring within the top passages.
+
+The weights and thresholds live in one ``Tuning`` value, fitted by ``bench/tune.py`` on one
+half of the evaluation questions and reported by ``bench/eval.py`` on the other half.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .models import Sentence
+from .text import search_tokens
+
+if TYPE_CHECKING:
+    from .library import Library
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Weights and thresholds of ranking and abstention, fitted by ``byline eval``."""
+
+    dense_candidates: int = 64
+    sparse_candidates: int = 32
+    rescored_passages: int = 12
+    bm25_weight: float = 0.25
+    lexical_weight: float = 0.25
+    passage_weight: float = 0.1
+    answer_min_cosine: float = 0.5
+    answer_min_cosine_with_overlap: float = 0.3
+    answer_min_overlap: float = 0.5
+    extra_sentence_margin: float = 0.06
+    max_sentences: int = 2
+    max_quotes: int = 3
+    quote_margin: float = 0.12
+    speaker_topic_min: float = 0.3
+    redundancy: float = 0.85
+
+
+TUNING = Tuning()
+
+
+@dataclass
+class _Scored:
+    sentence: Sentence
+    score: float
+    cosine: float
+    overlap: float
+    vector: np.ndarray
+
+
+def _overlap(query_tokens: list[str], rarity: dict[str, float], text: str) -> float:
+    """Share of the question's content words (weighted by rarity) that the text contains."""
+    if not query_tokens:
+        return 0.0
+    present = set(search_tokens(text))
+    total = sum(rarity.get(t, 0.0) for t in set(query_tokens)) or 1.0
+    return sum(rarity.get(t, 0.0) for t in set(query_tokens) if t in present) / total
+
+
+def _rank_passages(library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning) -> list[tuple[int, float]]:
+    """Passage ids with fused scores: best sentence cosine plus normalised BM25."""
+    with library.lock:
+        sentence_ids, cosines = library.dense.search(vector, tuning.dense_candidates)
+        sparse_hits = library.sparse.search(tokens, tuning.sparse_candidates)
+    best_dense: dict[int, float] = {}
+    if len(sentence_ids):
+        passage_of = _passage_of_sentences(library, sentence_ids.tolist())
+        for sentence_id, cosine in zip(sentence_ids.tolist(), cosines.tolist(), strict=True):
+            passage_id = passage_of.get(sentence_id)
+            if passage_id is not None and cosine > best_dense.get(passage_id, -1.0):
+                best_dense[passage_id] = cosine
+    top_bm25 = sparse_hits[0][1] if sparse_hits else 0.0
+    bm25 = {pid: score / top_bm25 for pid, score in sparse_hits} if top_bm25 > 0 else {}
+    floor = min(best_dense.values()) if best_dense else 0.0
+    fused = {
+        pid: best_dense.get(pid, floor) + tuning.bm25_weight * bm25.get(pid, 0.0)
+        for pid in set(best_dense) | set(bm25)
+    }
+    return sorted(fused.items(), key=lambda item: -item[1])
+
+
+def _passage_of_sentences(library: Library, sentence_ids: list[int]) -> dict[int, int]:
+    marks = ",".join("?" * len(sentence_ids))
+    rows = library.store._connect().execute(f"SELECT id, passage_id FROM sentences WHERE id IN ({marks})", sentence_ids)
+    return {row[0]: row[1] for row in rows}
+
+
+def _score_sentences(
+    library: Library, passage_scores: list[tuple[int, float]], vector: np.ndarray, tokens: list[str], tuning: Tuning
+) -> tuple[list[_Scored], dict[int, float]]:
+    candidates = passage_scores[: tuning.rescored_passages]
+    sentences = library.store.sentences_of_passages([pid for pid, _ in candidates])
+    if not sentences:
+        return [], {}
+    with library.lock:
+        vectors = library.dense.vectors([s.id for s in sentences])
+    cosines = vectors @ vector
+    rarity = library.sparse.max_idf(tokens)
+    passage_final = dict(candidates)
+    top = max(passage_final.values())
+    scored = []
+    for sentence, cosine, sentence_vector in zip(sentences, cosines.tolist(), vectors, strict=True):
+        overlap = _overlap(tokens, rarity, sentence.text)
+        passage_bonus = tuning.passage_weight * (passage_final[sentence.passage_id] / top if top > 0 else 0.0)
+        scored.append(_Scored(sentence, cosine + tuning.lexical_weight * overlap + passage_bonus, cosine, overlap, sentence_vector))
+    scored.sort(key=lambda s: -s.score)
+    return scored, passage_final
