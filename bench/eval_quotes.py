@@ -12,6 +12,7 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from retrieval.library import Library
 from retrieval.loader import read_article_file
 from retrieval.quotes import FoundQuote, extract_quotes
 from retrieval.text import paragraphs
@@ -116,3 +117,16 @@ def _inside_marks(text: str, quote: FoundQuote) -> bool:
     """The quote's words sit inside an opening mark (its own or its run-on's) in the article."""
     before = text[: quote.start].rstrip()
     return bool(before) and before[-1] in "\"“"
+
+
+def stored_quotes_verbatim(library: Library) -> tuple[int, int]:
+    """(quotes checked, quotes whose stored text is the article text at their offsets)."""
+    checked = good = 0
+    ids = [int(row[0]) for row in library.store._connect().execute("SELECT id FROM articles")]
+    for start in range(0, len(ids), 200):
+        batch = ids[start : start + 200]
+        texts = {a.id: a.text for a in (library.store.article(i, with_text=True) for i in batch) if a}
+        for quote in library.store.quotes_of_articles(batch):
+            checked += 1
+            good += texts.get(quote.article_id, "")[quote.start : quote.end] == quote.text
+    return checked, good

@@ -60,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _open(settings: Settings, with_seeds: bool) -> Service:
-    service = Service.open(settings.data_dir, settings.seeds_dir if with_seeds else None)
+    from .app import open_service
+
+    service = open_service(settings.data_dir, settings.seeds_dir if with_seeds else None, settings.limits, settings.timezone)
     for message in service.library.messages:
         print(message, file=sys.stderr)
     return service

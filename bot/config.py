@@ -11,6 +11,8 @@ from pathlib import Path
 
 from dotenv import load_dotenv
 
+from .limits import LimitSettings
+
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -45,6 +47,8 @@ class Settings:
     discord_gateway_url: str = ""
     discord_admins: frozenset[str] = frozenset()
     log_level: str = "INFO"
+    timezone: str = "UTC"
+    limits: LimitSettings = field(default_factory=LimitSettings)
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -69,6 +73,8 @@ class Settings:
             discord_gateway_url=env.get("DISCORD_GATEWAY_URL", "").strip(),
             discord_admins=_list(env.get("BYLINE_DISCORD_ADMINS", "")),
             log_level=env.get("BYLINE_LOG_LEVEL", "INFO").strip().upper() or "INFO",
+            timezone=env.get("BYLINE_TIMEZONE", "UTC").strip() or "UTC",
+            limits=LimitSettings.from_env(env),
         )
 
     @property

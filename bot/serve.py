@@ -2,17 +2,20 @@
 
 Each adapter module exposes ``run(service, settings, stop) -> None`` that blocks until ``stop``
 is set (or the adapter fails). With both platforms configured, Slack runs in a thread and
-Discord in the main thread. With no platform token set, serve falls back to the terminal chat
-over the seed articles.
+Discord in the main thread. Beside them run the feed poller (feeds and the watched folder) and
+the digest scheduler. With no platform token set, serve falls back to the terminal chat over
+the seed articles, with the poller and scheduler still running behind it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 
 from .config import Settings
+from .feed_poller import start_background
 from .service import Service
 from .terminal import chat
 
@@ -34,19 +37,27 @@ def _adapters(settings: Settings) -> list[tuple[str, AdapterRun]]:
     return adapters
 
 
+def _background(service: Service, stop: threading.Event) -> list[threading.Thread]:
+    threads = [start_background(service, os.environ, stop)]
+    if service.scheduler is not None:
+        threads.append(service.scheduler.start(stop))
+    return threads
+
+
 def serve(service: Service, settings: Settings) -> int:
     adapters = _adapters(settings)
-    if not adapters:
-        log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
-        chat(service)
-        return 0
     stop = threading.Event()
-    threads = []
-    for name, run in adapters[:-1]:
-        thread = threading.Thread(target=run, args=(service, settings, stop), name=f"byline-{name}", daemon=True)
-        thread.start()
-        threads.append(thread)
+    threads: list[threading.Thread] = []
     try:
+        threads += _background(service, stop)
+        if not adapters:
+            log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
+            chat(service)
+            return 0
+        for name, run in adapters[:-1]:
+            thread = threading.Thread(target=run, args=(service, settings, stop), name=f"byline-{name}", daemon=True)
+            thread.start()
+            threads.append(thread)
         adapters[-1][1](service, settings, stop)
     finally:
         stop.set()

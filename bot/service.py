@@ -11,6 +11,7 @@ import math
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 from retrieval.answer import passages_for
@@ -56,6 +57,8 @@ class Service:
     state: BotState
     limits: LimitSettings = field(default_factory=LimitSettings)
     commands: dict[str, Command] = field(default_factory=dict)
+    # Set by bot.app.add_features: the digest scheduler, which adapters hand their poster to.
+    scheduler: Any = None
 
     @classmethod
     def open(cls, data_dir: Path, seeds_dir: Path | None = None, limits: LimitSettings | None = None) -> Service:

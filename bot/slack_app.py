@@ -138,13 +138,14 @@ class SlackAdapter:
         self.client = make_client(settings)
         self.bot_user_id = self._check_token()
         self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="byline-slack-work")
+        self.acks = ThreadPoolExecutor(max_workers=ACK_WORKERS, thread_name_prefix="byline-slack-ack")
         self.app = App(
             client=self.client,
             signing_secret=settings.slack_signing_secret,
             request_verification_enabled=settings.slack_mode == "http",
             # Checked above with a clearer error; bolt would raise a long one with the response.
             token_verification_enabled=False,
-            listener_executor=ThreadPoolExecutor(max_workers=ACK_WORKERS, thread_name_prefix="byline-slack-ack"),
+            listener_executor=self.acks,
             # With this on, bolt waits for the listener to finish before replying over HTTP.
             process_before_response=False,
         )
@@ -168,6 +169,7 @@ class SlackAdapter:
 
     def close(self) -> None:
         self.work.shutdown(wait=False, cancel_futures=True)
+        self.acks.shutdown(wait=False, cancel_futures=True)
 
     # -- wiring --------------------------------------------------------------------------
 

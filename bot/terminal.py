@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import TextIO
 
 from retrieval.render import citation_line, format_date
 
-from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 from .service import Asker, Service
 
 PROMPT = "you> "
+log = logging.getLogger("byline.terminal")
 
 
 def render(reply: Reply) -> str:
@@ -33,6 +35,8 @@ def render(reply: Reply) -> str:
         if reply.page < reply.pages:
             lines.append(f"More: /sources {reply.page + 1}")
         return "\n".join(lines)
+    if isinstance(reply, DigestReply):
+        return reply.digest.text
     if isinstance(reply, PassagesReply):
         if reply.expired:
             return "That answer has expired; ask again."
@@ -56,8 +60,14 @@ def chat(service: Service, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdou
             continue
         if line.lower() in {"/quit", "/exit", "quit", "exit"}:
             break
-        reply = service.run_command(line, asker) if line.startswith("/") else service.ask(line, asker)
-        print(render(reply), file=stdout, flush=True)
+        try:
+            reply = service.run_command(line, asker) if line.startswith("/") else service.ask(line, asker)
+            text = render(reply)
+        except Exception:
+            # One bad command must not end the chat; the traceback goes to the log only.
+            log.exception("Command failed: %s", line[:200])
+            text = "Sorry — something went wrong with that. The details are in the log."
+        print(text, file=stdout, flush=True)
         print(file=stdout, flush=True)
 
 

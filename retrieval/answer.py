@@ -6,6 +6,7 @@ When the best evidence is weak the answer says so and lists the closest passages
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -99,6 +100,8 @@ def answer_question(library: Library, raw_question: str, history: Sequence[str] 
     vector = library.embedder.encode_one(text)
     if library.dense.count() == 0:
         return _abstain(library, question, vector, tokens, tuning, "I have no articles yet: add some with `byline ingest PATH`.")
+    if tuning.absent_name_abstains and _names_absent(library, question.text):
+        return _abstain(library, question, vector, tokens, tuning)
     ranked = _rank_passages(library, vector, tokens, tuning)
     scored, _ = _score_sentences(library, ranked, vector, tokens, tuning)
     if question.kind == "who_said":
@@ -119,6 +122,20 @@ def answer_question(library: Library, raw_question: str, history: Sequence[str] 
         speaker = _quote_speaker(library, s)
         spans.append(AnswerSpan(s.text, "sentence", speaker, n, s.article_id, s.paragraph, s.start, s.end, round(item.score, 4)))
     return _finish(library, question, spans, citations)
+
+
+_QUESTION_WORDS = frozenset("what who whom whose which when where why how did does do is are was were can could".split())
+
+
+def _names_absent(library: Library, text: str) -> bool:
+    """Whether the question names something (a capitalised word) that no passage contains.
+
+    "What did Greta Thunberg say about climate change?" cannot be answered from articles
+    that never mention Thunberg, however close "climate change" comes.
+    """
+    names = [w for w in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w’'\-]+", text.strip()) if w.lower() not in _QUESTION_WORDS]
+    tokens = search_tokens(" ".join(names))
+    return bool(tokens) and any(v == 0.0 for v in library.sparse.max_idf(tokens).values())
 
 
 def _confident(item: _Scored, tuning: Tuning) -> bool:

@@ -6,6 +6,7 @@ half of the evaluation questions and reported by ``bench/eval.py`` on the other 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,13 @@ class Tuning:
     quote_margin: float = 0.12
     speaker_topic_min: float = 0.3
     redundancy: float = 0.85
+    # A question word no stored passage contains counts as this many times the rarest
+    # stored word: evidence that the corpus lacks the answer (0 ignores such words).
+    absent_term_weight: float = 0.0
+    # Abstain when the question names something (a capitalised word) the corpus never has.
+    absent_name_abstains: bool = False
+    # A passage's dense score adds this share of its second-best sentence's cosine.
+    dense_second_weight: float = 0.0
 
 
 TUNING = Tuning()
@@ -60,18 +68,37 @@ def _overlap(query_tokens: list[str], rarity: dict[str, float], text: str) -> fl
     return sum(rarity.get(t, 0.0) for t in set(query_tokens) if t in present) / total
 
 
+def term_rarity(library: Library, tokens: list[str], tuning: Tuning) -> dict[str, float]:
+    """IDF of each question term; absent terms get ``absent_term_weight`` x the largest IDF."""
+    rarity = library.sparse.max_idf(tokens)
+    if tuning.absent_term_weight:
+        count = max(1, library.sparse.count())
+        rarest = math.log(1 + (count - 0.5) / 1.5)
+        rarity = {t: (v if v > 0 else tuning.absent_term_weight * rarest) for t, v in rarity.items()}
+    return rarity
+
+
 def _rank_passages(library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning) -> list[tuple[int, float]]:
     """Passage ids with fused scores: best sentence cosine plus normalised BM25."""
     with library.lock:
         sentence_ids, cosines = library.dense.search(vector, tuning.dense_candidates)
         sparse_hits = library.sparse.search(tokens, tuning.sparse_candidates)
     best_dense: dict[int, float] = {}
+    second_dense: dict[int, float] = {}
     if len(sentence_ids):
         passage_of = _passage_of_sentences(library, sentence_ids.tolist())
+        # Hits come best first, so a passage's first hit is its best and the next its second.
         for sentence_id, cosine in zip(sentence_ids.tolist(), cosines.tolist(), strict=True):
             passage_id = passage_of.get(sentence_id)
-            if passage_id is not None and cosine > best_dense.get(passage_id, -1.0):
+            if passage_id is None:
+                continue
+            if passage_id not in best_dense:
                 best_dense[passage_id] = cosine
+            elif passage_id not in second_dense:
+                second_dense[passage_id] = cosine
+        if tuning.dense_second_weight:
+            for passage_id in best_dense:
+                best_dense[passage_id] += tuning.dense_second_weight * second_dense.get(passage_id, 0.0)
     top_bm25 = sparse_hits[0][1] if sparse_hits else 0.0
     bm25 = {pid: score / top_bm25 for pid, score in sparse_hits} if top_bm25 > 0 else {}
     floor = min(best_dense.values()) if best_dense else 0.0
@@ -98,7 +125,7 @@ def _score_sentences(
     with library.lock:
         vectors = library.dense.vectors([s.id for s in sentences])
     cosines = vectors @ vector
-    rarity = library.sparse.max_idf(tokens)
+    rarity = term_rarity(library, tokens, tuning)
     passage_final = dict(candidates)
     top = max(passage_final.values())
     scored = []

@@ -56,11 +56,12 @@ def seed_library(seed_data_dir: Path, tmp_path: Path, embedder: Embedder) -> Ite
 @pytest.fixture
 def seed_service(seed_library: Library) -> Iterator[Service]:
     """The platform-neutral service over the seed article (what adapters talk to)."""
+    from bot.app import add_features
     from bot.limits import LimitSettings
     from bot.state import STATE_FILE, BotState
 
     # Generous limits: tests ask many questions quickly; tests of the limits build their own.
     limits = LimitSettings(user_burst=10_000, channel_burst=10_000)
-    service = Service(seed_library, BotState(seed_library.data_dir / STATE_FILE), limits)
+    service = add_features(Service(seed_library, BotState(seed_library.data_dir / STATE_FILE), limits))
     yield service
     service.state.close()

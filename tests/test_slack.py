@@ -22,10 +22,13 @@ import pytest
 
 from bot.config import Settings
 from bot.delivery import DeliveryError
+from bot.limits import LimitSettings
 from bot.replies import AnswerReply, DigestReply, TextReply
 from bot.service import Command, Service
 from bot.slack_app import SlackAdapter, SlackPoster, SlackSetupError, check_settings, make_client, run
 from bot.slack_render import BLOCK_LIMIT, SECTION_LIMIT, escape, render
+from bot.state import BotState
+from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Article, ArticleDraft, Citation, Digest, DigestStory
 
 from .slack_fake import BOT_USER, Call, FakeSlack, FakeSocketMode
@@ -258,12 +261,24 @@ def test_a_redelivered_event_is_not_answered_twice(bolt: Bolt) -> None:
     assert not posts(bolt.fake, "CRETRY")
 
 
-def test_asking_too_fast_gets_an_ephemeral_notice_in_the_thread(bolt: Bolt) -> None:
-    for i in range(8):
-        bolt.event(mention(QUESTION, f"1700000010.00010{i}", channel="CFAST", user="U9"))
-    notice = bolt.fake.wait_call("chat.postEphemeral")
-    assert notice.params["user"] == "U9" and notice.params["channel"] == "CFAST"
-    assert notice.params["thread_ts"].startswith("1700000010.") and "fast" in notice.params["text"]
+def test_asking_too_fast_gets_an_ephemeral_notice_in_the_thread(
+    seed_library: Library, fake: FakeSlack, tmp_path: Path
+) -> None:
+    service = Service(seed_library, BotState(tmp_path / "strict.sqlite3"), LimitSettings(user_burst=2))
+    adapter = SlackAdapter(service, settings_for(fake, tmp_path))
+    served = Bolt(adapter, fake)
+    try:
+        for i in range(3):
+            served.event(mention(QUESTION, f"1700000010.00010{i}", channel="CFAST", user="U9"))
+        notice = fake.wait_call("chat.postEphemeral")
+        assert notice.params["user"] == "U9" and notice.params["channel"] == "CFAST"
+        assert notice.params["thread_ts"].startswith("1700000010.") and "fast" in notice.params["text"]
+        fake.wait_for(lambda calls: len(posts(fake, "CFAST")) == 2)
+    finally:
+        served.server.shutdown()
+        adapter.close()
+        service.pool.shutdown()
+        service.state.close()
 
 
 def test_run_serves_http_mode_until_stopped(seed_service: Service, fake: FakeSlack, tmp_path: Path) -> None:

@@ -1,0 +1,29 @@
+"""Assembles the full service: core commands plus digests and ingest from chat.
+
+Kept apart from ``service.py`` so that the service itself stays small and the features that
+build on it (which import it) can be wired without import cycles.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .digest_commands import register_digest
+from .digest_schedule import DigestScheduler
+from .digest_store import DigestStore
+from .ingest_commands import register_ingest
+from .limits import LimitSettings
+from .service import Service
+
+
+def add_features(service: Service, default_timezone: str = "UTC") -> Service:
+    """Register /digest (with its scheduler, not yet started) and /ingest on a service."""
+    scheduler = DigestScheduler(service.library, DigestStore(service.state), default_timezone=default_timezone)
+    service.scheduler = scheduler
+    register_digest(service, scheduler)
+    register_ingest(service)
+    return service
+
+
+def open_service(data_dir: Path, seeds_dir: Path | None, limits: LimitSettings | None = None, timezone: str = "UTC") -> Service:
+    return add_features(Service.open(data_dir, seeds_dir, limits), timezone)
