@@ -1,0 +1,30 @@
+"""Admin-only commands (/ingest, digest subscriptions) are refused for non-admins, through the
+real Slack adapter, and allowed for admins."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_slack import Bolt, bolt, fake, no_handler_errors  # noqa: F401
+
+ADMIN_ONLY = [
+    ("/ingest", "https://example.org/news/1"),
+    ("/digest", "subscribe daily 09:00"),
+    ("/digest", "unsubscribe"),
+]
+REFUSED = ("Only Byline admins", "Only channel admins")
+
+
+@pytest.mark.parametrize(("command", "text"), ADMIN_ONLY)
+def test_slack_refuses_admin_commands_for_non_admins(bolt: Bolt, command: str, text: str) -> None:  # noqa: F811
+    reply = bolt.response(bolt.command(command, text, user="U1"))
+    assert reply["response_type"] == "ephemeral"
+    assert any(phrase in reply["text"] for phrase in REFUSED), reply["text"]
+
+
+def test_slack_admin_may_subscribe_and_unsubscribe(bolt: Bolt) -> None:  # noqa: F811
+    subscribed = bolt.response(bolt.command("/digest", "subscribe daily 09:00 Europe/London", user="UADMIN"))
+    assert "daily" in subscribed["text"].lower() or "09:00" in subscribed["text"]
+    assert bolt.adapter.service.scheduler.store.subscription("slack", "C1") is not None
+    bolt.response(bolt.command("/digest", "unsubscribe", user="UADMIN"))
+    assert bolt.adapter.service.scheduler.store.subscription("slack", "C1") is None
