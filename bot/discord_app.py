@@ -13,6 +13,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import aiohttp
@@ -25,7 +26,17 @@ from retrieval.errors import BylineError
 from .config import Settings
 from .delivery import DeliveryError
 from .discord_render import render
-from .discord_views import DYNAMIC_ITEMS, NO_MENTIONS, SORRY, guarded, interaction_asker, send_reply, view_for
+from .discord_views import (
+    DYNAMIC_ITEMS,
+    NO_MENTIONS,
+    SORRY,
+    guarded,
+    interaction_asker,
+    interaction_queue_notice,
+    send_reply,
+    view_for,
+)
+from .limits import place_in_line
 from .replies import AnswerReply, Reply
 from .service import Asker, Service
 
@@ -86,6 +97,12 @@ class BylineClient(discord.Client):
         register_commands(self)
 
     async def setup_hook(self) -> None:
+        # asyncio.to_thread's default pool has cpu+4 threads; questions beyond that would wait in
+        # its unbounded queue, unseen. With a thread per place in the service's bounded queue, they
+        # wait there instead, which tells them their place in line and refuses when full.
+        limits = self.service.limits
+        executor = ThreadPoolExecutor(limits.workers + limits.queue_limit, thread_name_prefix="byline-discord")
+        asyncio.get_running_loop().set_default_executor(executor)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         self.poster = DiscordPoster(self, asyncio.get_running_loop())
         register_poster(self.service, self.poster)
@@ -133,8 +150,9 @@ class BylineClient(discord.Client):
             asker = Asker(
                 "discord", str(message.author.id), str(message.channel.id), self._is_admin(message.author), key
             )
+            queued = self._queue_notice(message)
             async with message.channel.typing():
-                reply = await asyncio.to_thread(answer_message, self.service, question, asker)
+                reply = await asyncio.to_thread(answer_message, self.service, question, asker, queued)
             sent = await send_to_channel(message.channel, reply, reference=message)
             for bot_message in sent:
                 self.remember_conversation(bot_message.id, key)
@@ -146,6 +164,23 @@ class BylineClient(discord.Client):
                 )
             except discord.HTTPException:
                 log.exception("Could not tell the user about the error")
+
+    def _queue_notice(self, message: discord.Message) -> Callable[[int], None]:
+        """``on_queued`` for a message: replies "You're #n in line" from the worker thread."""
+        loop = asyncio.get_running_loop()
+
+        async def send(position: int) -> None:
+            try:
+                await message.channel.send(
+                    place_in_line(position),
+                    reference=message.to_reference(fail_if_not_exists=False),
+                    allowed_mentions=NO_MENTIONS,
+                )
+            except discord.HTTPException:
+                log.warning("Discord: could not post a place-in-line notice in channel %s.", message.channel.id)
+
+        # Not waited on: the worker goes straight back to waiting for its turn.
+        return lambda position: asyncio.run_coroutine_threadsafe(send(position), loop) and None
 
     async def _trigger(self, message: discord.Message) -> tuple[str, str] | None:
         """(question, conversation key) when the message is for Byline, else None."""
@@ -196,13 +231,15 @@ class BylineClient(discord.Client):
         return False
 
 
-def answer_message(service: Service, question: str, asker: Asker) -> Reply:
+def answer_message(
+    service: Service, question: str, asker: Asker, on_queued: Callable[[int], None] | None = None
+) -> Reply:
     """A message's text as a service call: empty -> help, "/cmd ..." -> command, else a question."""
     if not question:
         return service.help()
     if question.startswith("/"):
-        return service.run_command(question, asker)
-    return service.ask(question, asker)
+        return service.run_command(question, asker, on_queued)
+    return service.ask(question, asker, on_queued)
 
 
 async def send_to_channel(
@@ -269,10 +306,11 @@ def register_commands(client: BylineClient) -> None:
     async def ask(
         interaction: discord.Interaction[Any], question: app_commands.Range[str, 1, 1000], private: bool = False
     ) -> None:
+        queued = interaction_queue_notice(interaction)
         await slash(
             interaction,
             "ask",
-            lambda asker: service.ask(question, asker),
+            lambda asker: service.ask(question, asker, queued),
             defer=True,
             private=private,
             remember=question,

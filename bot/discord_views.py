@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
 from .discord_render import DiscordMessage, render
+from .limits import place_in_line
 from .replies import AnswerReply, Reply, SourcesReply, TextReply
 from .service import Asker
 
@@ -219,6 +221,23 @@ async def send_reply(
             await interaction.followup.send(ephemeral=private, wait=True, **_kwargs(message, view if last else None))
         )
     return sent
+
+
+def interaction_queue_notice(interaction: discord.Interaction[Any]) -> Callable[[int], None]:
+    """``on_queued`` for a deferred slash command: "You're #n in line" in its "thinking…" message.
+
+    Called from the worker thread. It edits the deferred original rather than following up: after
+    a public defer, the first followup would *become* the public message, and the answer after it.
+    """
+    loop = asyncio.get_running_loop()
+
+    async def show(position: int) -> None:
+        try:
+            await interaction.edit_original_response(content=place_in_line(position), allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException:
+            log.warning("Discord: could not show a place-in-line notice for an interaction.")
+
+    return lambda position: asyncio.run_coroutine_threadsafe(show(position), loop) and None
 
 
 class guarded:  # noqa: N801 - used like a function: ``async with guarded(interaction, what):``

@@ -158,3 +158,8 @@ class RetrievalPool:
 
 def retry_phrase(seconds: float) -> str:
     return f"{max(1, math.ceil(seconds))} s"
+
+
+def place_in_line(position: int) -> str:
+    """The notice for a question that waits in the queue (``position`` is what ``on_queued`` got)."""
+    return f"You're #{position} in line — Byline will answer as soon as it can."

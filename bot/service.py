@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import logging
 import math
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from retrieval.answer import passages_for
 from retrieval.errors import BylineError
@@ -89,8 +88,11 @@ class Service:
         self.register(Command("sources", "/sources [PAGE]", "the articles Byline knows, newest first", self._sources_command))
         self.register(Command("help", "/help", "this help", lambda _, __: self.help()))
 
-    def run_command(self, line: str, asker: Asker) -> Reply:
-        """Run "/name args" (the slash is optional); unknown names get the list of commands."""
+    def run_command(self, line: str, asker: Asker, on_queued: Callable[[int], None] | None = None) -> Reply:
+        """Run "/name args" (the slash is optional); unknown names get the list of commands.
+
+        ``on_queued`` reaches ``/ask`` (see ``ask``), so a slash question can show its place in line.
+        """
         line = line.strip()
         name, _, args = line.lstrip("/").partition(" ")
         name = name.lower()
@@ -99,6 +101,8 @@ class Service:
             return TextReply(f"Unknown command `/{name}`. Try one of: {self._command_list()}.", private=True, error=True)
         if command.admin_only and not asker.is_admin:
             return TextReply(f"Only Byline admins can use `/{name}`.", private=True, error=True)
+        if on_queued is not None and command.run == self._ask_command:
+            return self._ask_command(args.strip(), asker, on_queued)
         return command.run(args.strip(), asker)
 
     def _command_list(self) -> str:
@@ -110,14 +114,14 @@ class Service:
         lines += ["", "You can also mention Byline with a question, reply in its thread to follow up, or send it a direct message."]
         return TextReply("\n".join(lines), private=True)
 
-    def _ask_command(self, args: str, asker: Asker) -> Reply:
+    def _ask_command(self, args: str, asker: Asker, on_queued: Callable[[int], None] | None = None) -> Reply:
         private = False
         first, _, rest = args.partition(" ")
         if first.lower() in {"private", "--private", "-p"}:
             private, args = True, rest.strip()
         if not args:
             return TextReply("Usage: `/ask [private] QUESTION`, e.g. `/ask what did Mourinho say about the referee?`", private=True, error=True)
-        reply = self.ask(args, asker)
+        reply = self.ask(args, asker, on_queued)
         if isinstance(reply, AnswerReply):
             reply.private = private
         return reply

@@ -28,13 +28,18 @@ from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
 
 from retrieval.errors import BylineError
 
 from .config import Settings
 from .delivery import DeliveryError
-from .replies import Reply
+from .limits import place_in_line
+from .replies import Reply, TextReply
 from .service import Asker, Service
 from .slack_render import ACTION_PASSAGES, ACTION_VOTE_DOWN, ACTION_VOTE_UP, SlackMessage, render
 
@@ -44,7 +49,6 @@ PLATFORM = "slack"
 EVENTS_PATH = "/slack/events"
 WORKING_REACTION = "eyes"
 WORKING_AFTER_S = 1.0
-WORKERS = 4
 ACK_WORKERS = 8
 # Commands that go straight to the service under their own name; /byline takes a subcommand.
 ROUTED_COMMANDS = ("ask", "search", "sources", "digest", "ingest")
@@ -67,13 +71,21 @@ class SlackSetupError(BylineError):
 
 
 def make_client(settings: Settings) -> WebClient:
-    """A Web API client at ``SLACK_API_URL`` that retries 429s after ``Retry-After``."""
+    """A Web API client at ``SLACK_API_URL`` that retries 429s after ``Retry-After``, and 500/503s.
+
+    Retrying a 5xx can in principle post twice if Slack stored the message before failing; Slack
+    documents 500/503 as "not processed, retry", and an answer lost for good is the worse outcome.
+    """
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
     return WebClient(
         token=settings.slack_bot_token,
         base_url=base_url,
         timeout=30,
-        retry_handlers=[ConnectionErrorRetryHandler(max_retry_count=2), RateLimitErrorRetryHandler(max_retry_count=3)],
+        retry_handlers=[
+            ConnectionErrorRetryHandler(max_retry_count=2),
+            RateLimitErrorRetryHandler(max_retry_count=3),
+            ServerErrorRetryHandler(max_retry_count=2),
+        ],
     )
 
 
@@ -130,9 +142,14 @@ class SlackAdapter:
         service: Service,
         settings: Settings,
         working_after: float = WORKING_AFTER_S,
-        workers: int = WORKERS,
+        workers: int | None = None,
     ) -> None:
         self.service = service
+        # One work thread per place in the service's bounded queue (plus its workers): questions
+        # then wait in that queue, which knows their place in line and refuses when full, rather
+        # than invisibly in this executor's unbounded one. The threads mostly sleep on a future.
+        if workers is None:
+            workers = service.limits.workers + service.limits.queue_limit
         self.settings = settings
         self.working_after = working_after
         self.client = make_client(settings)
@@ -247,11 +264,12 @@ class SlackAdapter:
         # The 👀 stays until the answer is posted, so the user never sees a gap; a question
         # that has to queue for the retrieval pool shows it at once.
         with self._working(channel, event["ts"]) as show_now:
-            reply = (
-                self.service.ask(question, asker, on_queued=lambda ahead: show_now())
-                if question
-                else self.service.help()
-            )
+
+            def queued(position: int) -> None:
+                show_now()
+                self.send(channel, TextReply(place_in_line(position), private=True), user=user, thread_ts=thread_ts)
+
+            reply = self.service.ask(question, asker, on_queued=queued) if question else self.service.help()
             self.send(channel, reply, user=user, thread_ts=thread_ts)
 
     @contextmanager
@@ -312,10 +330,13 @@ class SlackAdapter:
         text = command.get("text", "").strip()
         user, channel = command.get("user_id", ""), command.get("channel_id", "")
         asker = self.asker(user, channel, f"slack:{channel}:{user}:commands")
-        if name == "byline":
-            reply = self.service.help() if text.lower() in {"", "help"} else self.service.run_command(f"/{text}", asker)
-        else:
-            reply = self.service.run_command(f"/{name} {text}", asker)
+
+        def queued(position: int) -> None:
+            self._respond(respond, TextReply(place_in_line(position), private=True))
+
+        # "/byline" alone or "/byline help" is the help; "/byline ask ..." routes like "/ask ...".
+        line = f"/{name} {text}" if name != "byline" else "" if text.lower() in {"", "help"} else f"/{text}"
+        reply = self.service.run_command(line, asker, on_queued=queued) if line else self.service.help()
         self._respond(respond, reply)
 
     def on_show_passages(self, body: dict[str, Any], respond: Respond) -> None:

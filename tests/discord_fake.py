@@ -51,6 +51,8 @@ class Recorded:
     path: str
     query: dict[str, str]
     body: Any
+    status: int = 200
+    at: float = field(default_factory=time.monotonic)  # when it reached the fake, for latencies
 
 
 @dataclass
@@ -64,6 +66,15 @@ class DiscordFake:
     messages: dict[int, dict[str, Any]] = field(default_factory=dict)
     identifies: int = 0
     identify_payloads: list[dict[str, Any]] = field(default_factory=list)
+    resumes: int = 0
+    heartbeats: list[float] = field(default_factory=list)  # monotonic times of op 1 frames
+    heartbeat_interval_ms: int = 41250
+    # Guild text channels: the first is CHANNEL_ID; load tests add more.
+    channels: list[int] = field(default_factory=lambda: [CHANNEL_ID])
+    # Faults, each used once: (fragment of "METHOD /path", HTTP status) answered instead of the
+    # route (429 comes with Retry-After), and fragments whose request drops every gateway socket.
+    fail_next: list[tuple[str, int]] = field(default_factory=list)
+    drop_gateway_on: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1_200_000_000_000_000_000)
@@ -192,7 +203,7 @@ class DiscordFake:
             "icon": None,
             "owner_id": str(GUILD_ID + 99),
             "roles": [everyone, moderators],
-            "channels": [self.channel_payload()],
+            "channels": [self.channel_payload(c) for c in self.channels],
             "threads": [self.thread_payload()],
             "members": [],
             "member_count": 3,
@@ -364,13 +375,46 @@ class DiscordFake:
                 body = {"multipart": raw.decode(errors="replace")}
             elif raw:
                 body = json.loads(raw)
+        fault = self._take_fault(f"{request.method} {path}")
         with self._lock:
-            self.requests.append(Recorded(request.method, path, dict(request.query), body))
+            self.requests.append(Recorded(request.method, path, dict(request.query), body, fault or 200))
+        if fault == 429:
+            # discord.py retries a 429 only with a Via header (else it takes it for a Cloudflare ban).
+            limited = {"message": "You are being rate limited.", "retry_after": 0.2, "global": False}
+            response = self._json(limited, 429)
+            response.headers.update({"Retry-After": "0.2", "Via": "1.1 google", "X-RateLimit-Scope": "user"})
+            return response
+        if fault:
+            return web.Response(status=fault, text="Internal Server Error")
         if request.headers.get("Authorization") not in (f"Bot {self.token}", None) and not path.startswith(
             ("/webhooks", "/interactions")
         ):
             return self._error(401, 0, "401: Unauthorized")
         return await self._route(request.method, path, body or {})
+
+    def _take_fault(self, request_line: str) -> int:
+        """The status of a fault planned for this request (0: none); a planned drop starts here."""
+        with self._lock:
+            for index, (fragment, status) in enumerate(self.fail_next):
+                if fragment in request_line:
+                    del self.fail_next[index]
+                    return status
+            drops = [f for f in self.drop_gateway_on if f in request_line]
+            for fragment in drops:
+                self.drop_gateway_on.remove(fragment)
+        if drops:
+            asyncio.ensure_future(self.drop_gateway())
+        return 0
+
+    async def drop_gateway(self, code: int = 4000) -> None:
+        """Close every gateway socket with a resumable code, as Discord does on a server restart."""
+        for socket in list(self._sockets):
+            self._sockets.remove(socket)
+            await socket.close(code=code, message=b"dropped by the fake")
+
+    def count(self, method: str, fragment: str, status: int = 200) -> int:
+        with self._lock:
+            return sum(1 for r in self.requests if r.method == method and fragment in r.path and r.status == status)
 
     async def _route(self, method: str, path: str, body: dict[str, Any]) -> web.StreamResponse:
         parts = path.strip("/").split("/")
@@ -415,9 +459,8 @@ class DiscordFake:
             if parts[2] == "typing":
                 return web.Response(status=204)
             if parts[2] == "messages" and method == "POST":
-                return self._json(
-                    self._bot_message(parts[1], body, **({"guild_id": str(GUILD_ID)} if channel == CHANNEL_ID else {}))
-                )
+                guild = {"guild_id": str(GUILD_ID)} if channel in self.channels else {}
+                return self._json(self._bot_message(parts[1], body, **guild))
             if parts[2] == "messages" and method == "GET" and len(parts) == 4:
                 found = self.messages.get(int(parts[3]))
                 return self._json(found) if found else self._error(404, 10008, "Unknown Message")
@@ -465,13 +508,19 @@ class DiscordFake:
     async def _gateway(self, request: web.Request) -> web.StreamResponse:
         socket = web.WebSocketResponse()
         await socket.prepare(request)
-        await self._send(socket, 10, {"heartbeat_interval": 41250})
+        await self._send(socket, 10, {"heartbeat_interval": self.heartbeat_interval_ms})
         async for frame in socket:
             if frame.type != WSMsgType.TEXT:
                 break
             message = json.loads(frame.data)
             if message["op"] == 1:
+                self.heartbeats.append(time.monotonic())
                 await self._send(socket, 11, None)
+            elif message["op"] == 6:
+                # RESUME after a drop: replay nothing (nothing was missed here), say RESUMED.
+                self.resumes += 1
+                await self._send(socket, 0, {}, "RESUMED")
+                self._sockets.append(socket)
             elif message["op"] == 2:
                 if message["d"]["token"] != self.token:
                     await socket.close(code=4004, message=b"Authentication failed.")

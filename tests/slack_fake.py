@@ -31,6 +31,7 @@ class Call:
     params: dict[str, Any]
     token: str = ""
     status: int = 200
+    at: float = field(default_factory=time.monotonic)  # when it reached the fake, for latencies
 
     def dump(self) -> str:
         return json.dumps(self.params, ensure_ascii=False)
@@ -44,6 +45,9 @@ class FakeSlack:
     missing_channels: set[str] = field(default_factory=lambda: {"CGONE"})
     calls: list[Call] = field(default_factory=list)
     rate_limits: dict[str, int] = field(default_factory=dict)
+    retry_after: str = "0"
+    # Method -> how many of its next calls answer 500, before anything is recorded as done.
+    server_errors: dict[str, int] = field(default_factory=dict)
     socket: FakeSocketMode | None = None
 
     def __post_init__(self) -> None:
@@ -128,9 +132,17 @@ class FakeSlack:
             limited = self.rate_limits.get(method, 0) > 0
             if limited:
                 self.rate_limits[method] -= 1
+            failing = not limited and self.server_errors.get(method, 0) > 0
+            if failing:
+                self.server_errors[method] -= 1
         if limited:
             self._record(Call(method, params, token, status=429))
-            self._reply(request, 429, b'{"ok": false, "error": "ratelimited"}', headers={"Retry-After": "0"})
+            retry = {"Retry-After": self.retry_after}
+            self._reply(request, 429, b'{"ok": false, "error": "ratelimited"}', headers=retry)
+            return
+        if failing:
+            self._record(Call(method, params, token, status=500))
+            self._reply(request, 500, b"Internal Server Error", "text/plain")
             return
         self._record(Call(method, params, token))
         body = self._answer(method, params, token)
@@ -187,6 +199,10 @@ class FakeSocketMode:
 
     def __init__(self) -> None:
         self.acks: list[dict[str, Any]] = []
+        self.connections = 0
+        # Envelope ids whose ack makes the fake drop the connection: the answer is then still
+        # being prepared, and must arrive once while the client reconnects.
+        self.drop_after_ack: set[str] = set()
         self._changed = threading.Condition()
         self._connection: ServerConnection | None = None
         self.server = serve(self._serve, "127.0.0.1", 0)
@@ -200,6 +216,7 @@ class FakeSocketMode:
     def _serve(self, connection: ServerConnection) -> None:
         with self._changed:
             self._connection = connection
+            self.connections += 1
             self._changed.notify_all()
         connection.send(json.dumps({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A0001"}}))
         try:
@@ -208,13 +225,17 @@ class FakeSocketMode:
                 with self._changed:
                     self.acks.append(data)
                     self._changed.notify_all()
+                    drop = data.get("envelope_id") in self.drop_after_ack
+                if drop:
+                    connection.close()
+                    return
         except Exception:  # noqa: BLE001 - a dropped client just ends this connection
             pass
 
-    def wait_connected(self, timeout: float = 30.0) -> None:
+    def wait_connected(self, timeout: float = 30.0, connections: int = 1) -> None:
         with self._changed:
-            if not self._changed.wait_for(lambda: self._connection is not None, timeout):
-                raise AssertionError("the Socket Mode client never connected")
+            if not self._changed.wait_for(lambda: self.connections >= connections, timeout):
+                raise AssertionError(f"the Socket Mode client never made connection #{connections}")
 
     def push(self, envelope: dict[str, Any]) -> None:
         assert self._connection is not None
