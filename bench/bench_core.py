@@ -129,7 +129,9 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bbc", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news")
+    parser.add_argument(
+        "--bbc", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news"
+    )
     parser.add_argument("--passages", type=int, default=100_000)
     parser.add_argument("--ingest-sample", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=5)
@@ -153,7 +155,10 @@ def main() -> int:
         library = Library.open(workdir / "scale", embedder)
         started = time.perf_counter()
         library.add_drafts(drafts)
-        print(f"scale: BBC corpus ingested for real in {time.perf_counter() - started:.0f} s ({library.sparse.count()} passages)")
+        print(
+            f"scale: BBC corpus ingested for real in {time.perf_counter() - started:.0f} s "
+            f"({library.sparse.count()} passages)"
+        )
         rng = random.Random(7)
         copy = 1
         while library.sparse.count() < args.passages:

@@ -60,8 +60,8 @@ class Question:
 
 
 def plan(questions: int, users: int, seconds: float, channels: int, slash_every: int = 4) -> list[Question]:
-    """``questions`` spread over ``seconds``; user 0 asks a tenth of them, the others the rest in turn."""
-    fast = max(1, questions // 10)
+    """``questions`` spread over ``seconds``; user 0 asks a tenth of them (at least 8), the others the rest in turn."""
+    fast = max(8, questions // 10)
     owners = [0] * fast + [1 + i % max(1, users - 1) for i in range(questions - fast)]
     # A fixed permutation spreads the fast user's questions through the run, as a real one's would be.
     order = sorted(range(questions), key=lambda i: (i * 7919) % questions)

@@ -25,5 +25,7 @@ def add_features(service: Service, default_timezone: str = "UTC") -> Service:
     return service
 
 
-def open_service(data_dir: Path, seeds_dir: Path | None, limits: LimitSettings | None = None, timezone: str = "UTC") -> Service:
+def open_service(
+    data_dir: Path, seeds_dir: Path | None, limits: LimitSettings | None = None, timezone: str = "UTC"
+) -> Service:
     return add_features(Service.open(data_dir, seeds_dir, limits), timezone)

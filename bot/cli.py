@@ -62,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
 def _open(settings: Settings, with_seeds: bool) -> Service:
     from .app import open_service
 
-    service = open_service(settings.data_dir, settings.seeds_dir if with_seeds else None, settings.limits, settings.timezone)
+    service = open_service(
+        settings.data_dir, settings.seeds_dir if with_seeds else None, settings.limits, settings.timezone
+    )
     for message in service.library.messages:
         print(message, file=sys.stderr)
     return service
@@ -126,11 +128,11 @@ def _ingest(settings: Settings, paths: list[Path]) -> int:
     finally:
         bar.close()
         library.close()
-    for key, title in report.added:
+    for _, title in report.added:
         print(f"added: {title}")
-    for key, title in report.replaced:
+    for _, title in report.replaced:
         print(f"updated: {title}")
-    for path, reason in report.failed:
+    for _, reason in report.failed:
         print(f"skipped: {reason}", file=sys.stderr)
     print(f"{report.summary()}; {report.paragraphs} paragraphs, {report.quotes} quotes.")
     return 1 if missing or (report.failed and not report.added and not report.replaced and not report.unchanged) else 0

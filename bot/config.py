@@ -87,4 +87,6 @@ class Settings:
 
     def secrets(self) -> list[str]:
         """Values that must never appear in a log line or a message."""
-        return [s for s in (self.slack_bot_token, self.slack_app_token, self.slack_signing_secret, self.discord_token) if s]
+        return [
+            s for s in (self.slack_bot_token, self.slack_app_token, self.slack_signing_secret, self.discord_token) if s
+        ]

@@ -108,7 +108,9 @@ class RateLimiter:
         with self._lock:
             now = self.clock()
             user = self._bucket(f"u:{user_key}", self.settings.user_burst, self.settings.user_per_minute, now)
-            channel = self._bucket(f"c:{channel_key}", self.settings.channel_burst, self.settings.channel_per_minute, now)
+            channel = self._bucket(
+                f"c:{channel_key}", self.settings.channel_burst, self.settings.channel_per_minute, now
+            )
             wait = max(user.wait_time(now), channel.wait_time(now) if channel_key else 0.0)
             if wait == 0:
                 user.take()

@@ -50,8 +50,6 @@ class TextReply:
     error: bool = False
 
 
-
-
 @dataclass
 class DigestReply:
     """A digest to post; ``digest.stories`` is empty when nothing is new."""

@@ -83,9 +83,15 @@ class Service:
         self.commands[command.name] = command
 
     def _register_builtin(self) -> None:
-        self.register(Command("ask", "/ask [private] QUESTION", "answer a question with cited quotes and sentences", self._ask_command))
+        self.register(
+            Command(
+                "ask", "/ask [private] QUESTION", "answer a question with cited quotes and sentences", self._ask_command
+            )
+        )
         self.register(Command("search", "/search QUERY", "the passages that best match a query", self._search_command))
-        self.register(Command("sources", "/sources [PAGE]", "the articles Byline knows, newest first", self._sources_command))
+        self.register(
+            Command("sources", "/sources [PAGE]", "the articles Byline knows, newest first", self._sources_command)
+        )
         self.register(Command("help", "/help", "this help", lambda _, __: self.help()))
 
     def run_command(self, line: str, asker: Asker, on_queued: Callable[[int], None] | None = None) -> Reply:
@@ -98,7 +104,9 @@ class Service:
         name = name.lower()
         command = self.commands.get(name)
         if command is None:
-            return TextReply(f"Unknown command `/{name}`. Try one of: {self._command_list()}.", private=True, error=True)
+            return TextReply(
+                f"Unknown command `/{name}`. Try one of: {self._command_list()}.", private=True, error=True
+            )
         if command.admin_only and not asker.is_admin:
             return TextReply(f"Only Byline admins can use `/{name}`.", private=True, error=True)
         if on_queued is not None and command.run == self._ask_command:
@@ -109,9 +117,16 @@ class Service:
         return ", ".join(f"/{name}" for name in self.commands)
 
     def help(self) -> TextReply:
-        lines = ["Byline answers questions about the news articles it has, quoting them exactly and citing the paragraph.", ""]
+        lines = [
+            "Byline answers questions about the news articles it has, quoting them exactly and citing the paragraph.",
+            "",
+        ]
         lines += [f"`{c.usage}` — {c.summary}" for c in self.commands.values()]
-        lines += ["", "You can also mention Byline with a question, reply in its thread to follow up, or send it a direct message."]
+        lines += [
+            "",
+            "You can also mention Byline with a question, reply in its thread to follow up, "
+            "or send it a direct message.",
+        ]
         return TextReply("\n".join(lines), private=True)
 
     def _ask_command(self, args: str, asker: Asker, on_queued: Callable[[int], None] | None = None) -> Reply:
@@ -120,7 +135,11 @@ class Service:
         if first.lower() in {"private", "--private", "-p"}:
             private, args = True, rest.strip()
         if not args:
-            return TextReply("Usage: `/ask [private] QUESTION`, e.g. `/ask what did Mourinho say about the referee?`", private=True, error=True)
+            return TextReply(
+                "Usage: `/ask [private] QUESTION`, e.g. `/ask what did Mourinho say about the referee?`",
+                private=True,
+                error=True,
+            )
         reply = self.ask(args, asker, on_queued)
         if isinstance(reply, AnswerReply):
             reply.private = private
@@ -188,8 +207,15 @@ class Service:
 
     def feedback(self, answer_id: str, asker: Asker, vote: int) -> TextReply:
         if not self.state.vote(answer_id, asker.platform, asker.user_id, 1 if vote > 0 else -1):
-            return TextReply("That answer has expired, so the vote was not recorded. Ask again to get a fresh one.", private=True)
-        return TextReply("Thanks — your feedback was recorded." if vote > 0 else "Thanks — noted. Your feedback helps Byline improve.", private=True)
+            return TextReply(
+                "That answer has expired, so the vote was not recorded. Ask again to get a fresh one.", private=True
+            )
+        return TextReply(
+            "Thanks — your feedback was recorded."
+            if vote > 0
+            else "Thanks — noted. Your feedback helps Byline improve.",
+            private=True,
+        )
 
 
 def answer_from_json(data: dict) -> Answer:
@@ -204,4 +230,3 @@ def answer_from_json(data: dict) -> Answer:
         article_count=data.get("article_count", 0),
         interpreted_as=data.get("interpreted_as", ""),
     )
-

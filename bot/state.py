@@ -145,9 +145,14 @@ class BotState:
         return {row[0]: row[1] for row in rows}
 
     def history(self, key: str) -> list[str]:
-        rows = self._connect().execute(
-            "SELECT question FROM conversations WHERE key=? ORDER BY asked_at DESC, rowid DESC LIMIT ?", (key, HISTORY_TURNS)
-        ).fetchall()
+        rows = (
+            self._connect()
+            .execute(
+                "SELECT question FROM conversations WHERE key=? ORDER BY asked_at DESC, rowid DESC LIMIT ?",
+                (key, HISTORY_TURNS),
+            )
+            .fetchall()
+        )
         return [row[0] for row in reversed(rows)]
 
     def remember(self, key: str, question: str) -> None:

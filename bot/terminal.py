@@ -31,7 +31,11 @@ def render(reply: Reply) -> str:
         lines = [f"Articles, newest first (page {reply.page} of {reply.pages}, {reply.total} in all):"]
         for article in reply.articles:
             details = ", ".join(p for p in (article.source, format_date(article.published)) if p)
-            lines.append(f"- {article.title}" + (f" — {details}" if details else "") + (f" <{article.url}>" if article.url else ""))
+            lines.append(
+                f"- {article.title}"
+                + (f" — {details}" if details else "")
+                + (f" <{article.url}>" if article.url else "")
+            )
         if reply.page < reply.pages:
             lines.append(f"More: /sources {reply.page + 1}")
         return "\n".join(lines)
@@ -48,7 +52,11 @@ def chat(service: Service, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdou
     """A chat in the terminal: a line is a question, or a command such as /search or /sources."""
     asker = Asker("terminal", "local", "terminal", is_admin=True, conversation="terminal")
     count = service.library.store.article_count()
-    print(f"Byline — {count} article{'s' if count != 1 else ''} loaded. Ask a question, /help for commands, /quit to leave.", file=stdout)
+    print(
+        f"Byline — {count} article{'s' if count != 1 else ''} loaded. "
+        "Ask a question, /help for commands, /quit to leave.",
+        file=stdout,
+    )
     while True:
         if stdin.isatty():
             print(PROMPT, end="", file=stdout, flush=True)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """Call ``write(tmp)`` on a temporary file beside ``path``, fsync it, then rename it over.
 
     If writing fails (disk full, a crash) the old file stays as it was and the temporary file

@@ -43,9 +43,11 @@ class DenseIndex:
         else:
             quantizer = faiss.IndexFlatIP(DIMENSION)
             ivf = faiss.IndexIVFFlat(quantizer, DIMENSION, cells, faiss.METRIC_INNER_PRODUCT)
-            sample = vectors[np.random.default_rng(0).choice(len(vectors), min(len(vectors), cells * 40), replace=False)]
+            sample = vectors[
+                np.random.default_rng(0).choice(len(vectors), min(len(vectors), cells * 40), replace=False)
+            ]
             ivf.train(sample)
-            ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
+            ivf.set_direct_map_type(faiss.DirectMap.Hashtable)  # type: ignore[attr-defined]
             ivf.nprobe = _nprobe(cells)
             dense = cls(ivf, trained_for=len(ids))
         dense.add(ids, vectors)
@@ -71,7 +73,7 @@ class DenseIndex:
 
     def remove(self, ids: list[int]) -> None:
         if ids:
-            self.index.remove_ids(np.asarray(ids, dtype=np.int64))
+            self.index.remove_ids(np.asarray(ids, dtype=np.int64))  # type: ignore[arg-type]
 
     def search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(ids, scores) of the ``k`` nearest sentences, best first."""

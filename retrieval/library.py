@@ -239,7 +239,11 @@ class Library:
         seen.add(digest)
         if len(draft.text) > MAX_ARTICLE_CHARS:
             report.failed.append(
-                (draft.key, f"the article is {len(draft.text):,} characters long; the limit is {MAX_ARTICLE_CHARS:,} — split it into several articles")
+                (
+                    draft.key,
+                    f"the article is {len(draft.text):,} characters long; the limit is {MAX_ARTICLE_CHARS:,}"
+                    " — split it into several articles",
+                )
             )
             return None
         found_paragraphs = paragraphs(draft.text)
@@ -277,9 +281,14 @@ class Library:
             ]
             offset += len(rows)
             self._replace_in_indexes_before(item.replace_id)
-            stored = self.store.put_article(item.draft, item.content_hash, item.passages, rows, item.quotes, item.replace_id)
+            stored = self.store.put_article(
+                item.draft, item.content_hash, item.passages, rows, item.quotes, item.replace_id
+            )
             with self.lock:
-                self.dense.add(np.asarray(stored.sentence_ids, dtype=np.int64), np.stack([r.vector for r in rows]) if rows else np.zeros((0, vectors.shape[1]), np.float32))
+                self.dense.add(
+                    np.asarray(stored.sentence_ids, dtype=np.int64),
+                    np.stack([r.vector for r in rows]) if rows else np.zeros((0, vectors.shape[1]), np.float32),
+                )
                 for passage_id, passage in zip(stored.passage_ids, item.passages, strict=True):
                     self.sparse.add(passage_id, search_tokens(item.draft.text[passage.start : passage.end]))
             entry = (item.draft.key, item.draft.title)
@@ -327,7 +336,9 @@ class Library:
     def citation_for(self, passage: Passage, paragraph: int, n: int) -> Citation:
         article = self.store.article(passage.article_id)
         assert article is not None
-        return Citation(n, article.id, article.title, article.source, article.url, article.published, paragraph, passage.id)
+        return Citation(
+            n, article.id, article.title, article.source, article.url, article.published, paragraph, passage.id
+        )
 
 
 def _why(error: Exception) -> str:
@@ -336,6 +347,3 @@ def _why(error: Exception) -> str:
     if str(error) == "out of date":
         return "was out of date"
     return "was unreadable"
-
-
-

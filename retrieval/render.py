@@ -10,7 +10,7 @@ OPEN_QUOTE, CLOSE_QUOTE = "“", "”"
 
 
 def format_date(published: str) -> str:
-    """"2017-12-11" -> "11 Dec 2017"; anything unparseable is shown as written."""
+    """ "2017-12-11" -> "11 Dec 2017"; anything unparseable is shown as written."""
     try:
         parsed = date.fromisoformat(published[:10])
     except ValueError:
@@ -19,7 +19,7 @@ def format_date(published: str) -> str:
 
 
 def citation_line(citation: Citation) -> str:
-    """"[1] Headline — Outlet, 11 Dec 2017, ¶12"."""
+    """ "[1] Headline — Outlet, 11 Dec 2017, ¶12"."""
     details = [part for part in (citation.source, format_date(citation.published)) if part]
     where = ", ".join([*details, f"¶{citation.paragraph}"])
     return f"[{citation.n}] {citation.title} — {where}"
@@ -61,6 +61,8 @@ def render_plain(answer: Answer) -> str:
         lines.append("")
         lines.append("Closest passages:")
         for hit in answer.closest:
-            snippet = hit.passage.text if len(hit.passage.text) <= 200 else hit.passage.text[:200].rsplit(" ", 1)[0] + " …"
+            snippet = (
+                hit.passage.text if len(hit.passage.text) <= 200 else hit.passage.text[:200].rsplit(" ", 1)[0] + " …"
+            )
             lines.append(f"- {snippet} ({citation_line(hit.citation)[4:]})")
     return "\n".join(lines)

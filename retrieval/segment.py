@@ -65,7 +65,9 @@ def build_passages(text: str, paragraphs: list[Paragraph]) -> list[PassageSpan]:
         nonlocal pending, pending_words
         if pending:
             passages.append(
-                PassageSpan(pending[0].paragraph, pending[-1].paragraph, pending[0].start, pending[-1].end, tuple(pending))
+                PassageSpan(
+                    pending[0].paragraph, pending[-1].paragraph, pending[0].start, pending[-1].end, tuple(pending)
+                )
             )
         pending, pending_words = [], 0
 

@@ -90,7 +90,9 @@ class SparseIndex:
                 continue
             idf = math.log(1 + (count - len(ids) + 0.5) / (len(ids) + 0.5))
             lengths = self._length_array[ids]
-            scores[ids] += idf * frequencies * (self.k1 + 1) / (frequencies + self.k1 * (1 - self.b + self.b * lengths / average))
+            scores[ids] += (
+                idf * frequencies * (self.k1 + 1) / (frequencies + self.k1 * (1 - self.b + self.b * lengths / average))
+            )
             touched.append(ids)
         if not touched:
             return []
@@ -113,7 +115,9 @@ class SparseIndex:
 
     def save(self, path: Path, generation: int) -> None:
         state = {"format": _FORMAT, "generation": generation, "postings": self._postings, "lengths": self._lengths}
-        write_atomically(path, lambda temporary: temporary.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)))
+        write_atomically(
+            path, lambda temporary: temporary.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        )
 
     @classmethod
     def load(cls, path: Path) -> tuple[SparseIndex, int]:

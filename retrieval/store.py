@@ -283,7 +283,9 @@ class Store:
         if not article_ids:
             return []
         marks = ",".join("?" * len(article_ids))
-        rows = self._connect().execute(f"SELECT * FROM quotes WHERE article_id IN ({marks}) ORDER BY id", list(article_ids))
+        rows = self._connect().execute(
+            f"SELECT * FROM quotes WHERE article_id IN ({marks}) ORDER BY id", list(article_ids)
+        )
         return [_quote(row) for row in rows]
 
     def quotes_by_speakers(self, speakers: Sequence[str]) -> list[Quote]:
@@ -302,7 +304,9 @@ class Store:
         last = 0
         connection = self._connect()
         while True:
-            rows = connection.execute("SELECT id, vector FROM sentences WHERE id > ? ORDER BY id LIMIT ?", (last, batch)).fetchall()
+            rows = connection.execute(
+                "SELECT id, vector FROM sentences WHERE id > ? ORDER BY id LIMIT ?", (last, batch)
+            ).fetchall()
             if not rows:
                 return
             ids = np.fromiter((row["id"] for row in rows), dtype=np.int64, count=len(rows))
@@ -347,20 +351,39 @@ class Store:
             cursor = connection.execute(
                 "INSERT INTO articles (key, content_hash, title, source, url, published, author, added_at, text) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (draft.key, content_hash, draft.title, draft.source, draft.url, draft.published, draft.author, utc_now(), draft.text),
+                (
+                    draft.key,
+                    content_hash,
+                    draft.title,
+                    draft.source,
+                    draft.url,
+                    draft.published,
+                    draft.author,
+                    utc_now(),
+                    draft.text,
+                ),
             )
             article_id = int(cursor.lastrowid or 0)
             passage_ids: list[int] = []
             for passage in passages:
                 cursor = connection.execute(
-                    "INSERT INTO passages (article_id, paragraph_first, paragraph_last, start, end, text) VALUES (?, ?, ?, ?, ?, ?)",
-                    (article_id, passage.paragraph_first, passage.paragraph_last, passage.start, passage.end, draft.text[passage.start : passage.end]),
+                    "INSERT INTO passages (article_id, paragraph_first, paragraph_last, start, end, text) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        article_id,
+                        passage.paragraph_first,
+                        passage.paragraph_last,
+                        passage.start,
+                        passage.end,
+                        draft.text[passage.start : passage.end],
+                    ),
                 )
                 passage_ids.append(int(cursor.lastrowid or 0))
             sentence_ids: list[int] = []
             for sentence in sentences:
                 cursor = connection.execute(
-                    "INSERT INTO sentences (article_id, passage_id, paragraph, start, end, text, vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO sentences (article_id, passage_id, paragraph, start, end, text, vector) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
                         article_id,
                         passage_ids[sentence.passage_index],
@@ -373,9 +396,19 @@ class Store:
                 )
                 sentence_ids.append(int(cursor.lastrowid or 0))
             connection.executemany(
-                "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (article_id, q.paragraph, q.start, q.end, draft.text[q.start : q.end], q.speaker, q.group, int(q.partial))
+                    (
+                        article_id,
+                        q.paragraph,
+                        q.start,
+                        q.end,
+                        draft.text[q.start : q.end],
+                        q.speaker,
+                        q.group,
+                        int(q.partial),
+                    )
                     for q in quotes
                 ],
             )
@@ -402,14 +435,32 @@ def _article(row: sqlite3.Row) -> Article:
 
 
 def _passage(row: sqlite3.Row) -> Passage:
-    return Passage(row["id"], row["article_id"], row["paragraph_first"], row["paragraph_last"], row["start"], row["end"], row["text"])
+    return Passage(
+        row["id"],
+        row["article_id"],
+        row["paragraph_first"],
+        row["paragraph_last"],
+        row["start"],
+        row["end"],
+        row["text"],
+    )
 
 
 def _sentence(row: sqlite3.Row) -> Sentence:
-    return Sentence(row["id"], row["article_id"], row["passage_id"], row["paragraph"], row["start"], row["end"], row["text"])
+    return Sentence(
+        row["id"], row["article_id"], row["passage_id"], row["paragraph"], row["start"], row["end"], row["text"]
+    )
 
 
 def _quote(row: sqlite3.Row) -> Quote:
     return Quote(
-        row["id"], row["article_id"], row["paragraph"], row["start"], row["end"], row["text"], row["speaker"], row["grp"], bool(row["partial"])
+        row["id"],
+        row["article_id"],
+        row["paragraph"],
+        row["start"],
+        row["end"],
+        row["text"],
+        row["speaker"],
+        row["grp"],
+        bool(row["partial"]),
     )

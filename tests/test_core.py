@@ -74,7 +74,11 @@ def test_cli_ask_json_on_a_fresh_data_directory(tmp_path: Path) -> None:
     env = {**os.environ, "BYLINE_DATA_DIR": str(tmp_path / "fresh")}
     result = subprocess.run(
         [sys.executable, "-m", "bot.cli", "ask", "--json", "what did Mourinho say about the referee?"],
-        cwd=PROJECT, env=env, capture_output=True, text=True, timeout=180,
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
@@ -125,7 +129,12 @@ def test_front_matter_markdown_and_html(library: Library, tmp_path: Path) -> Non
     assert len(report.added) == 2, report.failed
     articles = {a.title: a for a in library.store.list_articles(limit=10)}
     fares = articles["Rail fares rise"]
-    assert (fares.source, fares.url, fares.published, fares.author) == ("The Courier", "https://example.org/fares", "2024-01-02", "A. Writer")
+    assert (fares.source, fares.url, fares.published, fares.author) == (
+        "The Courier",
+        "https://example.org/fares",
+        "2024-01-02",
+        "A. Writer",
+    )
     html_article = library.store.article(articles["Library opens late"].id, with_text=True)
     assert html_article is not None and "ten at night" in html_article.text and "var x" not in html_article.text
 
@@ -209,7 +218,11 @@ def test_cli_reports_bad_paths_without_a_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "BYLINE_DATA_DIR": str(tmp_path / "d")}
     result = subprocess.run(
         [sys.executable, "-m", "bot.cli", "ingest", str(tmp_path / "nope")],
-        cwd=PROJECT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode != 0
     assert "no such file or folder" in result.stderr and "Traceback" not in result.stderr

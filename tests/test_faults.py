@@ -38,7 +38,9 @@ def _fill(disk: Path, leave_bytes: int) -> Path:
     return filler
 
 
-def test_disk_full_while_saving_the_index_keeps_the_old_index(small_disk: Path, embedder: Embedder, tmp_path: Path) -> None:
+def test_disk_full_while_saving_the_index_keeps_the_old_index(
+    small_disk: Path, embedder: Embedder, tmp_path: Path
+) -> None:
     data_dir = small_disk / "data"
     library = Library.open(data_dir, embedder)
     lines = [f"Line {i} of the council minutes records a vote on the new ring road budget." for i in range(150)]
@@ -48,7 +50,9 @@ def test_disk_full_while_saving_the_index_keeps_the_old_index(small_disk: Path, 
     assert len(old_files[DENSE_FILE]) > 150_000
 
     filler = _fill(small_disk, leave_bytes=100_000)  # room for SQLite's pages, not for a new FAISS file
-    (tmp_path / "late.txt").write_text("Late item\n\nThe mayor announced a surprise lantern festival for the harbour.\n")
+    (tmp_path / "late.txt").write_text(
+        "Late item\n\nThe mayor announced a surprise lantern festival for the harbour.\n"
+    )
     report = library.ingest([tmp_path / "late.txt"])
     assert len(report.added) == 1, "the article itself is stored"
     assert any("Could not save the search index" in m and "kept" in m for m in library.messages)

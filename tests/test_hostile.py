@@ -15,7 +15,22 @@ from retrieval.loader import decode_text
 
 ASKER = Asker("test", "U1", "C1")
 NASTY = st.sampled_from(
-    ["\u202e", "\u200b", "\u200f", "\ufeff", "\x00", "\x1b[31m", "\r", "@everyone", "<!channel>", "<@U123>", "\ud7ff", "𝕏", "שלום", "مرحبا"]
+    [
+        "\u202e",
+        "\u200b",
+        "\u200f",
+        "\ufeff",
+        "\x00",
+        "\x1b[31m",
+        "\r",
+        "@everyone",
+        "<!channel>",
+        "<@U123>",
+        "\ud7ff",
+        "𝕏",
+        "שלום",
+        "مرحبا",
+    ]
 )
 QUESTIONS = st.one_of(
     st.text(max_size=300),
@@ -53,7 +68,9 @@ def test_hostile_files_never_crash_ingest(library: Library, tmp_path: Path) -> N
     folder.mkdir()
     (folder / "invalid-utf8.txt").write_bytes(b"Headline\n\nCaf\xe9 prices \xff\xfe rose.\n")
     (folder / "nested.html").write_text("<div>" * 20_000 + "deep text" + "</div>" * 20_000)
-    (folder / "controls.txt").write_text("Weird \u202eheadline\u200b\n\nText with \u200b zero-width and \u202e RTL marks, said Ann Lee.\n")
+    (folder / "controls.txt").write_text(
+        "Weird \u202eheadline\u200b\n\nText with \u200b zero-width and \u202e RTL marks, said Ann Lee.\n"
+    )
     (folder / "one-line.md").write_text("Huge line\n\n" + "The quick brown fox jumps over the lazy dog " * 2_000)
     (folder / "megabyte.txt").write_text("Megabyte paragraph\n\n" + ("Lorem ipsum dolor sit amet. " * 40_000))
     report = library.ingest([folder])

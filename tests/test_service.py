@@ -21,7 +21,12 @@ def test_commands_and_usage(seed_service: Service) -> None:
     assert isinstance(seed_service.run_command("/search Kompany", ASKER), SearchReply)
     sources = seed_service.run_command("/sources", ASKER)
     assert isinstance(sources, SourcesReply) and sources.total == 1
-    for line, expected in [("/ask", "Usage"), ("/search", "Usage"), ("/sources x", "Usage"), ("/frobnicate", "Unknown command")]:
+    for line, expected in [
+        ("/ask", "Usage"),
+        ("/search", "Usage"),
+        ("/sources x", "Usage"),
+        ("/frobnicate", "Unknown command"),
+    ]:
         reply = seed_service.run_command(line, ASKER)
         assert isinstance(reply, TextReply) and expected in reply.text and reply.private
     assert "/ask" in seed_service.help().text
