@@ -179,8 +179,11 @@ class BylineClient(discord.Client):
             except discord.HTTPException:
                 log.warning("Discord: could not post a place-in-line notice in channel %s.", message.channel.id)
 
-        # Not waited on: the worker goes straight back to waiting for its turn.
-        return lambda position: asyncio.run_coroutine_threadsafe(send(position), loop) and None
+        def queued(position: int) -> None:
+            # Not waited on: the worker goes straight back to waiting for its turn.
+            asyncio.run_coroutine_threadsafe(send(position), loop)
+
+        return queued
 
     async def _trigger(self, message: discord.Message) -> tuple[str, str] | None:
         """(question, conversation key) when the message is for Byline, else None."""

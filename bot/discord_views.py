@@ -237,7 +237,10 @@ def interaction_queue_notice(interaction: discord.Interaction[Any]) -> Callable[
         except discord.HTTPException:
             log.warning("Discord: could not show a place-in-line notice for an interaction.")
 
-    return lambda position: asyncio.run_coroutine_threadsafe(show(position), loop) and None
+    def queued(position: int) -> None:
+        asyncio.run_coroutine_threadsafe(show(position), loop)  # not waited on: the worker waits its turn
+
+    return queued
 
 
 class guarded:  # noqa: N801 - used like a function: ``async with guarded(interaction, what):``

@@ -26,8 +26,9 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from slack_bolt import Ack, App, BoltRequest, Respond
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.adapter.wsgi import SlackRequestHandler
-from slack_sdk import WebClient
+from slack_sdk import WebClient, WebhookClient
 from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry import RetryHandler
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -70,22 +71,27 @@ class SlackSetupError(BylineError):
     """Slack could not be started as configured; the message names the setting to fix."""
 
 
-def make_client(settings: Settings) -> WebClient:
-    """A Web API client at ``SLACK_API_URL`` that retries 429s after ``Retry-After``, and 500/503s.
+def retry_handlers() -> list[RetryHandler]:
+    """Connection errors, 429s (after ``Retry-After``) and 500/503s are retried.
 
     Retrying a 5xx can in principle post twice if Slack stored the message before failing; Slack
     documents 500/503 as "not processed, retry", and an answer lost for good is the worse outcome.
     """
+    return [
+        ConnectionErrorRetryHandler(max_retry_count=2),
+        RateLimitErrorRetryHandler(max_retry_count=3),
+        ServerErrorRetryHandler(max_retry_count=2),
+    ]
+
+
+def make_client(settings: Settings) -> WebClient:
+    """A Web API client at ``SLACK_API_URL`` with Byline's ``retry_handlers``."""
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
     return WebClient(
         token=settings.slack_bot_token,
         base_url=base_url,
         timeout=30,
-        retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=2),
-            RateLimitErrorRetryHandler(max_retry_count=3),
-            ServerErrorRetryHandler(max_retry_count=2),
-        ],
+        retry_handlers=retry_handlers(),
     )
 
 
@@ -353,13 +359,18 @@ class SlackAdapter:
 
     def _respond(self, respond: Respond, reply: Reply, force_private: bool = False) -> None:
         private = force_private or reply.private
+        # bolt's respond() has no retry handlers, so one 5xx from the response URL would lose the
+        # reply; the same URL through a WebhookClient with ours retries like every other call.
+        url = respond.response_url
+        webhook = WebhookClient(url, timeout=30, retry_handlers=retry_handlers()) if url else None
         for message in render(reply):
-            response = respond(
-                text=message.text,
-                blocks=message.blocks,
-                response_type="ephemeral" if private else "in_channel",
-                replace_original=False,
-            )
+            kind = "ephemeral" if private else "in_channel"
+            if webhook is not None:
+                response = webhook.send(
+                    text=message.text, blocks=message.blocks, response_type=kind, replace_original=False
+                )
+            else:
+                response = respond(text=message.text, blocks=message.blocks, response_type=kind, replace_original=False)
             if response.status_code != 200:
                 log.warning(
                     "Slack: the response URL refused a reply (HTTP %s: %s).", response.status_code, response.body

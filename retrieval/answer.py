@@ -15,7 +15,7 @@ import numpy as np
 from .errors import BadQuestion
 from .models import Answer, AnswerSpan, Citation, Passage, Quote, SearchHit, Sentence
 from .question import MAX_QUESTION_CHARS, Question, parse, with_context
-from .ranking import TUNING, Tuning, _overlap, _rank_passages, _score_sentences, _Scored
+from .ranking import TUNING, Tuning, _overlap, answer_type, _rank_passages, _score_sentences, _Scored
 from .render import render_plain
 from .text import search_tokens
 
@@ -103,9 +103,14 @@ def answer_question(library: Library, raw_question: str, history: Sequence[str] 
     if tuning.absent_name_abstains and _names_absent(library, question.text):
         return _abstain(library, question, vector, tokens, tuning)
     ranked = _rank_passages(library, vector, tokens, tuning)
-    scored, _ = _score_sentences(library, ranked, vector, tokens, tuning)
+    scored, _ = _score_sentences(library, ranked, vector, tokens, tuning, question.text)
     if question.kind == "who_said":
         scored = [s for s in scored if _quote_speaker(library, s.sentence)] or scored
+    elif scored:
+        typed = _typed_first(scored, question.text, tuning)
+        if typed is None:
+            return _abstain(library, question, vector, tokens, tuning)
+        scored = typed
     if not scored or not _confident(scored[0], tuning):
         return _abstain(library, question, vector, tokens, tuning)
     chosen = [scored[0]]
@@ -128,14 +133,29 @@ _QUESTION_WORDS = frozenset("what who whom whose which when where why how did do
 
 
 def _names_absent(library: Library, text: str) -> bool:
-    """Whether the question names something (a capitalised word) that no passage contains.
+    """Whether the question names something the corpus never mentions.
 
-    "What did Greta Thunberg say about climate change?" cannot be answered from articles
-    that never mention Thunberg, however close "climate change" comes.
+    A capitalised word or a number ("Greta Thunberg", "in 2018") that no passage contains
+    means the answer is not here, however close the rest of the question comes.
     """
-    names = [w for w in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w’'\-]+", text.strip()) if w.lower() not in _QUESTION_WORDS]
-    tokens = search_tokens(" ".join(names))
+    names = re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w’'\-]+|\b\d{2,}\b", text.strip())
+    tokens = search_tokens(" ".join(n for n in names if n.lower() not in _QUESTION_WORDS))
     return bool(tokens) and any(v == 0.0 for v in library.sparse.max_idf(tokens).values())
+
+
+def _typed_first(scored: list[_Scored], question: str, tuning: Tuning) -> list[_Scored] | None:
+    """The candidates with ones holding the asked-for type first; None when none holds it.
+
+    "When did the Berlin Wall fall?" answered by a sentence with no date in it is a guess.
+    """
+    wanted = answer_type(question)
+    if wanted is None or not tuning.type_window:
+        return scored
+    window = scored[: tuning.type_window]
+    typed = [s for s in window if wanted.search(s.sentence.text)]
+    if not typed:
+        return None
+    return typed + [s for s in scored if s not in typed]
 
 
 def _confident(item: _Scored, tuning: Tuning) -> bool:
@@ -218,6 +238,8 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
         return _abstain(library, question, library.embedder.encode_one(question.text), search_tokens(question.text), tuning)
 
     on_topic = topic_vector is None or ranked[0][0] >= tuning.speaker_topic_min
+    if tuning.absent_name_abstains and question.topic and _names_absent(library, question.topic):
+        on_topic = False  # "what did Boris Johnson say about partygate?"
     if not on_topic and not question.topic_optional:
         # They are quoted, but not on what was asked: say so rather than answer off topic.
         count = library.store.article_count()

@@ -7,6 +7,7 @@ half of the evaluation questions and reported by ``bench/eval.py`` on the other 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,12 @@ class Tuning:
     absent_name_abstains: bool = False
     # A passage's dense score adds this share of its second-best sentence's cosine.
     dense_second_weight: float = 0.0
+    # Bonus for a sentence holding the kind of thing asked for (a date for "when", a number
+    # for "how many", a name for "who").
+    answer_type_weight: float = 0.0
+    # Abstain on a typed question ("when", "how many") when none of this many best
+    # sentences holds that type (0 turns the check off).
+    type_window: int = 0
 
 
 TUNING = Tuning()
@@ -115,8 +122,36 @@ def _passage_of_sentences(library: Library, sentence_ids: list[int]) -> dict[int
     return {row[0]: row[1] for row in rows}
 
 
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million|billion|dozen"
+_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (
+        re.compile(r"^(?:when|in what year|what year|which year|what century|in which century|what decade)\b", re.I),
+        re.compile(rf"\b(?:1\d{{3}}|20\d{{2}}|\d{{1,2}}(?:st|nd|rd|th) century|{_MONTHS}|century|decade|BC|AD)\b"),
+    ),
+    (
+        re.compile(r"^(?:how many|how much|how long|how old|how far|how large|how big|what percentage|what proportion)\b", re.I),
+        re.compile(rf"\b(?:\d[\d,.]*|{_NUMBER_WORDS})\b", re.I),
+    ),
+    (re.compile(r"^(?:who|whom|whose)\b", re.I), re.compile(r"(?<=\S )[A-Z][a-z]+")),
+]
+
+
+def answer_type(question: str) -> re.Pattern[str] | None:
+    """What a sentence must contain to answer the question's type, if the type is clear."""
+    for asks, holds in _ANSWER_TYPES:
+        if asks.search(question.strip()):
+            return holds
+    return None
+
+
 def _score_sentences(
-    library: Library, passage_scores: list[tuple[int, float]], vector: np.ndarray, tokens: list[str], tuning: Tuning
+    library: Library,
+    passage_scores: list[tuple[int, float]],
+    vector: np.ndarray,
+    tokens: list[str],
+    tuning: Tuning,
+    question: str = "",
 ) -> tuple[list[_Scored], dict[int, float]]:
     candidates = passage_scores[: tuning.rescored_passages]
     sentences = library.store.sentences_of_passages([pid for pid, _ in candidates])
@@ -128,10 +163,14 @@ def _score_sentences(
     rarity = term_rarity(library, tokens, tuning)
     passage_final = dict(candidates)
     top = max(passage_final.values())
+    wanted = answer_type(question) if tuning.answer_type_weight else None
     scored = []
     for sentence, cosine, sentence_vector in zip(sentences, cosines.tolist(), vectors, strict=True):
         overlap = _overlap(tokens, rarity, sentence.text)
         passage_bonus = tuning.passage_weight * (passage_final[sentence.passage_id] / top if top > 0 else 0.0)
-        scored.append(_Scored(sentence, cosine + tuning.lexical_weight * overlap + passage_bonus, cosine, overlap, sentence_vector))
+        score = cosine + tuning.lexical_weight * overlap + passage_bonus
+        if wanted is not None and wanted.search(sentence.text):
+            score += tuning.answer_type_weight
+        scored.append(_Scored(sentence, score, cosine, overlap, sentence_vector))
     scored.sort(key=lambda s: -s.score)
     return scored, passage_final

@@ -416,7 +416,7 @@ class DiscordFake:
         with self._lock:
             return sum(1 for r in self.requests if r.method == method and fragment in r.path and r.status == status)
 
-    async def _route(self, method: str, path: str, body: dict[str, Any]) -> web.StreamResponse:
+    async def _route(self, method: str, path: str, body: Any) -> web.StreamResponse:
         parts = path.strip("/").split("/")
         if path == "/users/@me":
             return self._json(BOT_USER)
@@ -459,8 +459,8 @@ class DiscordFake:
             if parts[2] == "typing":
                 return web.Response(status=204)
             if parts[2] == "messages" and method == "POST":
-                guild = {"guild_id": str(GUILD_ID)} if channel in self.channels else {}
-                return self._json(self._bot_message(parts[1], body, **guild))
+                in_guild = {"guild_id": str(GUILD_ID)} if channel in self.channels else {}
+                return self._json(self._bot_message(parts[1], body, **in_guild))
             if parts[2] == "messages" and method == "GET" and len(parts) == 4:
                 found = self.messages.get(int(parts[3]))
                 return self._json(found) if found else self._error(404, 10008, "Unknown Message")

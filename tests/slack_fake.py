@@ -46,7 +46,7 @@ class FakeSlack:
     calls: list[Call] = field(default_factory=list)
     rate_limits: dict[str, int] = field(default_factory=dict)
     retry_after: str = "0"
-    # Method -> how many of its next calls answer 500, before anything is recorded as done.
+    # Method (or "response:NAME") -> how many of its next calls answer 500 and are not done.
     server_errors: dict[str, int] = field(default_factory=dict)
     socket: FakeSocketMode | None = None
 
@@ -124,7 +124,15 @@ class FakeSlack:
         token = (request.headers.get("Authorization") or "").removeprefix("Bearer ")
         path = request.path.split("?")[0]
         if path.startswith("/response/"):
-            self._record(Call(f"response:{path.rsplit('/', 1)[1]}", params, token))
+            name = f"response:{path.rsplit('/', 1)[1]}"
+            with self._changed:
+                failing = self.server_errors.get(name, 0) > 0
+                if failing:
+                    self.server_errors[name] -= 1
+            self._record(Call(name, params, token, status=500 if failing else 200))
+            if failing:
+                self._reply(request, 500, b"Internal Server Error", "text/plain")
+                return
             self._reply(request, 200, b"ok", "text/plain")
             return
         method = path.removeprefix("/api/")
@@ -203,6 +211,7 @@ class FakeSocketMode:
         # Envelope ids whose ack makes the fake drop the connection: the answer is then still
         # being prepared, and must arrive once while the client reconnects.
         self.drop_after_ack: set[str] = set()
+        self.dropped_at: list[float] = []
         self._changed = threading.Condition()
         self._connection: ServerConnection | None = None
         self.server = serve(self._serve, "127.0.0.1", 0)
@@ -227,6 +236,7 @@ class FakeSocketMode:
                     self._changed.notify_all()
                     drop = data.get("envelope_id") in self.drop_after_ack
                 if drop:
+                    self.dropped_at.append(time.monotonic())
                     connection.close()
                     return
         except Exception:  # noqa: BLE001 - a dropped client just ends this connection

@@ -15,7 +15,8 @@ from retrieval.embedder import Embedder
 from retrieval.library import Library
 from tests.conftest import BBC, PROJECT
 
-ARTICLES = 30
+# Enough articles for several embedding batches, so the kill lands between commits.
+ARTICLES = 80
 
 CHILD = """
 import sys
