@@ -83,3 +83,50 @@ def test_hostile_files_never_crash_ingest(library: Library, tmp_path: Path) -> N
     answer = library.ask("what does the quick brown fox jump over?")
     assert answer.answered and "lazy dog" in answer.spans[0].text
     assert len(answer.spans[0].text.split()) <= 150, "a run-on paragraph is quoted in model-sized pieces"
+
+
+MENTIONY = st.lists(
+    st.one_of(
+        st.sampled_from(["<!channel>", "<!here>", "<!everyone>", "<@U123>", "<#C1>", "@everyone", "&", "<", ">"]),
+        st.text(max_size=40),
+    ),
+    max_size=12,
+).map("".join)
+
+
+def _answer_with(text: str, title: str) -> AnswerReply:
+    from retrieval.models import Answer, AnswerSpan, Citation
+
+    spans = [
+        AnswerSpan(text or "x", "quote", "Ann <!here> Lee", 1, 1, 3, 0, len(text or "x")),
+        AnswerSpan(text[::-1] or "y", "sentence", "", 2, 1, 4, 0, 1),
+    ]
+    citations = [
+        Citation(n, 1, title, "<!channel> News", "https://example.org/<@U1>", "2024-01-02", n + 2) for n in (1, 2)
+    ]
+    return AnswerReply(Answer("q <!channel>", True, spans, citations, text="plain"), "abc123")
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=MENTIONY, title=MENTIONY)
+def test_slack_rendering_never_produces_a_live_mention(text: str, title: str) -> None:
+    import json
+    import re
+
+    from bot.slack_render import render as render_slack
+
+    for message in render_slack(_answer_with(text, title)):
+        payload = json.dumps([message.text, message.blocks])
+        # The only "<" Byline itself emits opens a link to an http(s) URL.
+        assert not re.search(r"<(?!https?://)", json.loads(json.dumps(payload))), payload
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=MENTIONY, title=MENTIONY)
+def test_discord_rendering_stays_within_limits(text: str, title: str) -> None:
+    from bot.discord_render import render as render_discord
+
+    for message in render_discord(_answer_with(text, title)):
+        assert len(message.content) <= 2000 and len(message.embeds) <= 10
+        assert sum(len(e) for e in message.embeds) <= 6000
+        assert all(len(e.description or "") <= 4096 for e in message.embeds)
