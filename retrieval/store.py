@@ -109,6 +109,9 @@ _MIGRATIONS: list[str] = [
 ]
 
 
+_SENTENCE_COLUMNS = "SELECT id, article_id, passage_id, paragraph, start, end, text FROM sentences"
+
+
 @dataclass(frozen=True)
 class SentenceRow:
     """A sentence to store, with its embedding."""
@@ -257,43 +260,24 @@ class Store:
         rows = self._connect().execute(f"SELECT * FROM passages WHERE id IN ({marks})", list(ids))
         return {row["id"]: _passage(row) for row in rows}
 
-    def sentences_of_passages(self, passage_ids: Sequence[int]) -> list[Sentence]:
-        if not passage_ids:
+    def _rows_where_in(self, sql: str, column: str, values: Sequence[object]) -> list[sqlite3.Row]:
+        """``sql WHERE column IN (values) ORDER BY id``; nothing for no values."""
+        if not values:
             return []
-        marks = ",".join("?" * len(passage_ids))
-        rows = self._connect().execute(
-            f"SELECT id, article_id, passage_id, paragraph, start, end, text FROM sentences "
-            f"WHERE passage_id IN ({marks}) ORDER BY id",
-            list(passage_ids),
-        )
-        return [_sentence(row) for row in rows]
+        marks = ",".join("?" * len(values))
+        return self._connect().execute(f"{sql} WHERE {column} IN ({marks}) ORDER BY id", list(values)).fetchall()
+
+    def sentences_of_passages(self, passage_ids: Sequence[int]) -> list[Sentence]:
+        return [_sentence(row) for row in self._rows_where_in(_SENTENCE_COLUMNS, "passage_id", passage_ids)]
 
     def sentences_of_articles(self, article_ids: Sequence[int]) -> list[Sentence]:
-        if not article_ids:
-            return []
-        marks = ",".join("?" * len(article_ids))
-        rows = self._connect().execute(
-            f"SELECT id, article_id, passage_id, paragraph, start, end, text FROM sentences "
-            f"WHERE article_id IN ({marks}) ORDER BY id",
-            list(article_ids),
-        )
-        return [_sentence(row) for row in rows]
+        return [_sentence(row) for row in self._rows_where_in(_SENTENCE_COLUMNS, "article_id", article_ids)]
 
     def quotes_of_articles(self, article_ids: Sequence[int]) -> list[Quote]:
-        if not article_ids:
-            return []
-        marks = ",".join("?" * len(article_ids))
-        rows = self._connect().execute(
-            f"SELECT * FROM quotes WHERE article_id IN ({marks}) ORDER BY id", list(article_ids)
-        )
-        return [_quote(row) for row in rows]
+        return [_quote(row) for row in self._rows_where_in("SELECT * FROM quotes", "article_id", article_ids)]
 
     def quotes_by_speakers(self, speakers: Sequence[str]) -> list[Quote]:
-        if not speakers:
-            return []
-        marks = ",".join("?" * len(speakers))
-        rows = self._connect().execute(f"SELECT * FROM quotes WHERE speaker IN ({marks}) ORDER BY id", list(speakers))
-        return [_quote(row) for row in rows]
+        return [_quote(row) for row in self._rows_where_in("SELECT * FROM quotes", "speaker", speakers)]
 
     def speakers(self) -> dict[str, int]:
         rows = self._connect().execute("SELECT speaker, count(*) AS n FROM quotes WHERE speaker != '' GROUP BY speaker")
