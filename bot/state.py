@@ -7,14 +7,11 @@ library without any of the chat side.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from retrieval.sqlite import Database
 from retrieval.store import utc_now
 
 STATE_FILE = "state.sqlite3"
@@ -80,40 +77,12 @@ _MIGRATIONS = [
 HISTORY_TURNS = 4
 
 
-class BotState:
+class BotState(Database):
     """Answers, feedback and conversation history in SQLite, shared safely between threads."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        connection = self._connect()
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        for number, script in enumerate(_MIGRATIONS[version:], start=version + 1):
-            connection.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
-
-    def _connect(self) -> sqlite3.Connection:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA foreign_keys=ON")
-            connection.execute("PRAGMA busy_timeout=30000")
-            self._local.connection = connection
-        return connection
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        connection = self._connect()
-        with self._lock:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                yield connection
-                connection.execute("COMMIT")
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
+        # Columns are read by position here, so plain tuples rather than named rows.
+        super().__init__(path, _MIGRATIONS, named_rows=False)
 
     def save_answer(self, platform: str, user_id: str, question: str, answer: dict[str, Any]) -> str:
         answer_id = uuid.uuid4().hex[:16]
@@ -158,9 +127,3 @@ class BotState:
     def remember(self, key: str, question: str) -> None:
         with self._write() as connection:
             connection.execute("INSERT INTO conversations VALUES (?, ?, ?)", (key, question, utc_now()))
-
-    def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None

@@ -15,7 +15,7 @@ import numpy as np
 from .errors import BadQuestion
 from .models import Answer, AnswerSpan, Citation, Passage, Quote, SearchHit, Sentence
 from .question import MAX_QUESTION_CHARS, Question, parse, with_context
-from .ranking import TUNING, Tuning, _overlap, answer_type, _rank_passages, _score_sentences, _Scored
+from .ranking import TUNING, Tuning, _overlap, _rank_passages, _score_sentences, _Scored, answer_type
 from .render import render_plain
 from .text import search_tokens
 

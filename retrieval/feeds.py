@@ -23,7 +23,6 @@ from .fetch import Fetcher
 from .library import IngestReport, Library
 from .models import ArticleDraft
 from .netguard import check_url
-from .sidewrite import side_transaction
 from .store import Store, utc_now
 from .web import FetchedPage, fetch_page, normalise_url, remember_pages, store_drafts, stored_keys
 
@@ -77,14 +76,14 @@ class FeedBook:
         url = url.strip()
         if fetcher is not None:
             check_url(url, fetcher.allowlist)
-        with side_transaction(self.store) as connection:
+        with self.store.transaction(reindex=False) as connection:
             connection.execute("INSERT OR IGNORE INTO feeds (url, added_at) VALUES (?, ?)", (url, utc_now()))
         feed = self.get(url)
         assert feed is not None
         return feed
 
     def remove(self, url: str) -> None:
-        with side_transaction(self.store) as connection:
+        with self.store.transaction(reindex=False) as connection:
             removed = connection.execute("DELETE FROM feeds WHERE url=?", (url.strip(),)).rowcount
         if not removed:
             raise FeedError(f"{url}: not a subscribed feed (see `byline feeds list`)")
@@ -102,7 +101,7 @@ class FeedBook:
 
     def record(self, feed: Feed, result: FeedResult, etag: str, last_modified: str, title: str = "") -> None:
         now = utc_now()
-        with side_transaction(self.store) as connection:
+        with self.store.transaction(reindex=False) as connection:
             if result.error:
                 connection.execute(
                     "UPDATE feeds SET last_fetch=?, last_error=?, failures=failures+1 WHERE id=?",
@@ -118,7 +117,7 @@ class FeedBook:
     def mark_seen(self, feed_id: int, items: Sequence[tuple[str, str, str, str]]) -> None:
         """Remember (guid, link, updated, article key) of items that are now stored."""
         now = utc_now()
-        with side_transaction(self.store) as connection:
+        with self.store.transaction(reindex=False) as connection:
             connection.executemany(
                 "INSERT INTO feed_items (feed_id, guid, link, updated, article_key, seen_at) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(feed_id, guid) DO UPDATE SET link=excluded.link, updated=excluded.updated, "

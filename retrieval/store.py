@@ -8,8 +8,6 @@ records the generation it reflects, so a stale index is detected at start.
 from __future__ import annotations
 
 import sqlite3
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .models import Article, ArticleDraft, Passage, Quote, Sentence
+from .sqlite import Database
 
 _MIGRATIONS: list[str] = [
     """
@@ -155,62 +154,20 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-class Store:
-    """One SQLite database; safe to share between threads (each thread gets a connection)."""
+class Store(Database):
+    """The article database; safe to share between threads (each thread gets a connection)."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._local = threading.local()
-        self._write_lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._migrate()
-
-    def _connect(self) -> sqlite3.Connection:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            connection.row_factory = sqlite3.Row
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA foreign_keys=ON")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            connection.execute("PRAGMA busy_timeout=30000")
-            self._local.connection = connection
-        return connection
+        super().__init__(path, _MIGRATIONS)
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One atomic write: all of it lands, or (on any error, or a crash) none of it."""
-        connection = self._connect()
-        with self._write_lock:
-            for attempt in range(20):
-                try:
-                    connection.execute("BEGIN IMMEDIATE")
-                    break
-                except sqlite3.OperationalError as error:
-                    # Another process holds the write lock beyond busy_timeout: back off.
-                    if "locked" not in str(error) or attempt == 19:
-                        raise
-                    time.sleep(0.05 * (attempt + 1))
-            try:
-                yield connection
+    def transaction(self, reindex: bool = True) -> Iterator[sqlite3.Connection]:
+        """One atomic write. ``reindex`` marks the index files stale (articles, passages,
+        sentences or quotes changed); bookkeeping such as a feed's status leaves them alone."""
+        with self._write() as connection:
+            yield connection
+            if reindex:
                 connection.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
-                connection.execute("COMMIT")
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-
-    def _migrate(self) -> None:
-        connection = self._connect()
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        for number, script in enumerate(_MIGRATIONS[version:], start=version + 1):
-            with self._write_lock:
-                connection.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
-
-    def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
 
     # -- reads ---------------------------------------------------------------------------
 

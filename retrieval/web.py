@@ -22,7 +22,6 @@ from .fetch import Fetcher, FetchResult
 from .html import html_to_draft
 from .library import IngestReport, Library
 from .models import ArticleDraft
-from .sidewrite import side_transaction
 from .store import Store, utc_now
 
 log = logging.getLogger("byline.web")
@@ -103,7 +102,7 @@ def remember_pages(store: Store, pages: Iterable[tuple[str, FetchedPage]]) -> No
     rows = [(url, page.draft.key, page.result.etag, page.result.last_modified, utc_now()) for url, page in pages]
     if not rows:
         return
-    with side_transaction(store) as connection:
+    with store.transaction(reindex=False) as connection:
         connection.executemany(
             "INSERT INTO web_pages (url, article_key, etag, last_modified, fetched_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(url) DO UPDATE SET article_key=excluded.article_key, etag=excluded.etag, "

@@ -1,0 +1,77 @@
+"""SQLite the way Byline uses it: a connection per thread, WAL, migrations, atomic writes.
+
+Shared by the article store and the bot's state file, so both get the same durability and
+the same handling of a database that another process holds busy.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+BUSY_RETRIES = 20
+
+
+class Database:
+    """One SQLite file shared between threads; ``migrations[i]`` brings it to version i + 1."""
+
+    def __init__(self, path: Path, migrations: Sequence[str], named_rows: bool = True) -> None:
+        self.path = path
+        self.named_rows = named_rows
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._migrate(migrations)
+
+    def _connect(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            if self.named_rows:
+                connection.row_factory = sqlite3.Row
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA foreign_keys=ON")
+            # WAL with synchronous=NORMAL: a commit survives a process crash (kill -9); only
+            # an OS crash can lose the last commits, never corrupt the file.
+            connection.execute("PRAGMA synchronous=NORMAL")
+            connection.execute("PRAGMA busy_timeout=30000")
+            self._local.connection = connection
+        return connection
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: all of it lands, or (on any error, or a crash) none of it."""
+        connection = self._connect()
+        with self._write_lock:
+            for attempt in range(BUSY_RETRIES):
+                try:
+                    connection.execute("BEGIN IMMEDIATE")
+                    break
+                except sqlite3.OperationalError as error:
+                    # Another process held the write lock beyond busy_timeout: back off.
+                    if "locked" not in str(error) or attempt == BUSY_RETRIES - 1:
+                        raise
+                    time.sleep(0.05 * (attempt + 1))
+            try:
+                yield connection
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+
+    def _migrate(self, migrations: Sequence[str]) -> None:
+        connection = self._connect()
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        for number, script in enumerate(migrations[version:], start=version + 1):
+            with self._write_lock:
+                connection.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+
+    def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
