@@ -43,7 +43,12 @@ from bot.service import Asker, Service  # noqa: E402
 from tests.discord_fake import APP_ID, BOT_USER, CHANNEL_ID, GOOD_TOKEN, GUILD_ID, DiscordFake  # noqa: E402
 
 HEARTBEAT_MS = 1000
-CHANNELS = [CHANNEL_ID + n for n in range(10)]
+CHANNELS_PER_ROUND = 10
+
+
+def channels(tag: str) -> list[int]:
+    """The guild's text channels in round ``tag``: new each round, so their buckets start full."""
+    return [CHANNEL_ID + CHANNELS_PER_ROUND * int(tag) + n for n in range(CHANNELS_PER_ROUND)]
 
 
 @contextmanager
@@ -94,7 +99,7 @@ def user(question: Question, tag: str) -> dict[str, Any]:
 
 def send(fake: DiscordFake, question: Question, tag: str, keys: dict[str, int]) -> None:
     """Dispatch the question; ``keys`` maps its message id or interaction token to its index."""
-    channel = CHANNELS[question.channel % len(CHANNELS)]
+    channel = channels(tag)[question.channel % CHANNELS_PER_ROUND]
     if question.slash:
         payload = fake.command(
             "ask", [{"name": "question", "type": 3, "value": question.text}], user=user(question, tag)
@@ -150,9 +155,9 @@ def run_round(
     service: Service, questions: int, users: int, seconds: float, tag: str = "0", timeout: float = 180.0
 ) -> LoadReport:
     """One load round on a fresh fake and client; ``tag`` keeps users apart between rounds."""
-    asked = plan(questions, users, seconds, channels=len(CHANNELS))
+    asked = plan(questions, users, seconds, channels=CHANNELS_PER_ROUND)
     rss_before = rss_mb()
-    fake = DiscordFake(heartbeat_interval_ms=HEARTBEAT_MS, channels=list(CHANNELS)).start()
+    fake = DiscordFake(heartbeat_interval_ms=HEARTBEAT_MS, channels=channels(tag)).start()
     keys: dict[str, int] = {}
     try:
         with connected(service, fake):

@@ -81,7 +81,8 @@ def thread_ts(question: Question, tag: str) -> str:
 
 
 def send(url: str, fake: FakeSlack, question: Question, tag: str) -> None:
-    user, channel = f"U{tag}L{question.user:03d}", f"CL{question.channel:02d}"
+    # Users and channels are new each round, so a round's buckets start full like the first's.
+    user, channel = f"U{tag}L{question.user:03d}", f"C{tag}L{question.channel:02d}"
     if question.slash:
         form = {
             "token": "legacy", "team_id": "T0001", "channel_id": channel, "user_id": user, "command": "/ask",

@@ -36,7 +36,7 @@ from .discord_views import (
     send_reply,
     view_for,
 )
-from .limits import place_in_line
+from .limits import handler_threads, place_in_line
 from .replies import AnswerReply, Reply
 from .service import Asker, Service
 
@@ -98,10 +98,9 @@ class BylineClient(discord.Client):
 
     async def setup_hook(self) -> None:
         # asyncio.to_thread's default pool has cpu+4 threads; questions beyond that would wait in
-        # its unbounded queue, unseen. With a thread per place in the service's bounded queue, they
-        # wait there instead, which tells them their place in line and refuses when full.
-        limits = self.service.limits
-        executor = ThreadPoolExecutor(limits.workers + limits.queue_limit, thread_name_prefix="byline-discord")
+        # its unbounded queue, unseen. With enough threads they wait in the service's bounded
+        # queue instead, which tells them their place in line and refuses when full.
+        executor = ThreadPoolExecutor(handler_threads(self.service.limits), thread_name_prefix="byline-discord")
         asyncio.get_running_loop().set_default_executor(executor)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         self.poster = DiscordPoster(self, asyncio.get_running_loop())

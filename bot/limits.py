@@ -162,6 +162,16 @@ def retry_phrase(seconds: float) -> str:
     return f"{max(1, math.ceil(seconds))} s"
 
 
+def handler_threads(settings: LimitSettings, margin: int = 8) -> int:
+    """Threads an adapter needs so that questions wait in the pool's queue, not in its executor.
+
+    One per running job and queued place, plus a margin: a question beyond that reaches the pool
+    and is refused at once ("very busy"), freeing its thread in milliseconds, instead of waiting
+    unseen in an executor's unbounded queue. The threads mostly sleep on a future.
+    """
+    return settings.workers + settings.queue_limit + margin
+
+
 def place_in_line(position: int) -> str:
     """The notice for a question that waits in the queue (``position`` is what ``on_queued`` got)."""
     return f"You're #{position} in line — Byline will answer as soon as it can."

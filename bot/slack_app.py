@@ -16,6 +16,7 @@ import html
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -34,12 +35,13 @@ from slack_sdk.http_retry.builtin_handlers import (
     RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
+from slack_sdk.socket_mode.builtin import SocketModeClient
 
 from retrieval.errors import BylineError
 
 from .config import Settings
 from .delivery import DeliveryError
-from .limits import place_in_line
+from .limits import handler_threads, place_in_line
 from .replies import Reply, TextReply
 from .service import Asker, Service
 from .slack_render import ACTION_PASSAGES, ACTION_VOTE_DOWN, ACTION_VOTE_UP, SlackMessage, render
@@ -151,11 +153,10 @@ class SlackAdapter:
         workers: int | None = None,
     ) -> None:
         self.service = service
-        # One work thread per place in the service's bounded queue (plus its workers): questions
-        # then wait in that queue, which knows their place in line and refuses when full, rather
-        # than invisibly in this executor's unbounded one. The threads mostly sleep on a future.
+        # Enough work threads that questions wait in the service's bounded queue, which tells them
+        # their place in line and refuses when full, not unseen in this executor's queue.
         if workers is None:
-            workers = service.limits.workers + service.limits.queue_limit
+            workers = handler_threads(service.limits)
         self.settings = settings
         self.working_after = working_after
         self.client = make_client(settings)
@@ -396,6 +397,8 @@ class SlackAdapter:
     def start_socket_mode(self) -> SocketModeHandler:
         """Connects over Socket Mode (needs ``SLACK_APP_TOKEN``); returns the connected handler."""
         handler = SocketModeHandler(self.app, self.settings.slack_app_token, web_client=self.client)
+        client = handler.client
+        client.on_close_listeners.append(lambda code, reason: reconnect_after_close(client))
         try:
             handler.connect()
         except SlackApiError as error:
@@ -406,6 +409,33 @@ class SlackAdapter:
             ) from None
         log.info("Slack: connected over Socket Mode.")
         return handler
+
+
+RECONNECT_WAIT_S = 5.0
+
+
+def reconnect_after_close(client: SocketModeClient) -> None:
+    """Reconnect as soon as a dropped Socket Mode connection is marked closed.
+
+    slack_sdk calls its close listeners *before* it marks the connection closed, so its own
+    reconnect-on-close sees a live connection and does nothing; its monitor reconnects only
+    ``ping_interval`` (10 s in bolt) later, and events pushed meanwhile are not received. This
+    waits in a thread for the close to land, then reconnects; ``connect_to_new_endpoint`` checks
+    again under its lock, so racing the monitor cannot open two connections.
+    """
+
+    def run() -> None:
+        deadline = time.monotonic() + RECONNECT_WAIT_S
+        while client.is_connected() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if client.closed or client.is_connected():
+            return  # shut down on purpose, or replaced by a new connection already
+        try:
+            client.connect_to_new_endpoint()
+        except Exception as error:  # noqa: BLE001 - the monitor keeps trying; say why this failed
+            log.warning("Slack: reconnecting over Socket Mode failed (%s); retrying shortly.", type(error).__name__)
+
+    threading.Thread(target=run, name="byline-slack-reconnect", daemon=True).start()
 
 
 def _first(values: Sequence[str] | None) -> str:

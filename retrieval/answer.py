@@ -6,6 +6,7 @@ When the best evidence is weak the answer says so and lists the closest passages
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ import numpy as np
 
 from .errors import BadQuestion
 from .models import Answer, AnswerSpan, Citation, Passage, Quote, SearchHit, Sentence
+from .people import one_edit_apart
 from .question import MAX_QUESTION_CHARS, Question, parse, with_context
 from .ranking import TUNING, Tuning, _overlap, _rank_passages, _score_sentences, _Scored, answer_type
 from .render import render_plain
@@ -136,11 +138,45 @@ def _names_absent(library: Library, text: str) -> bool:
     """Whether the question names something the corpus never mentions.
 
     A capitalised word or a number ("Greta Thunberg", "in 2018") that no passage contains
-    means the answer is not here, however close the rest of the question comes.
+    means the answer is not here, however close the rest of the question comes. A close
+    variant counts as present: "Californian" for "California", "Hatmanis" for "Hartmanis".
     """
     names = re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w’'\-]+|\b\d{2,}\b", text.strip())
     tokens = search_tokens(" ".join(n for n in names if n.lower() not in _QUESTION_WORDS))
-    return bool(tokens) and any(v == 0.0 for v in library.sparse.max_idf(tokens).values())
+    if not tokens:
+        return False
+    absent = [t for t, v in library.sparse.max_idf(tokens).items() if v == 0.0]
+    return any(not _variant_present(library, t) for t in absent)
+
+
+def _variant_present(library: Library, token: str) -> bool:
+    if token.isdigit() or len(token) < 6:
+        return False
+    vocabulary = _vocabulary(library)
+    at = bisect.bisect_left(vocabulary, token[:4])
+    while at < len(vocabulary) and vocabulary[at].startswith(token[:4]):
+        term = vocabulary[at]
+        if (len(term) >= 6 and (token.startswith(term) or term.startswith(token)) and abs(len(term) - len(token)) <= 2) or (
+            len(token) >= 7 and one_edit_apart(term, token)
+        ):
+            return True
+        at += 1
+    return False
+
+
+_VOCABULARY: dict[int, tuple[int, list[str]]] = {}
+
+
+def _vocabulary(library: Library) -> list[str]:
+    """The index's terms, sorted; rebuilt only when the index has changed size."""
+    key, size = id(library.sparse), library.sparse.count()
+    cached = _VOCABULARY.get(key)
+    if cached is None or cached[0] != size:
+        with library.lock:
+            cached = (size, sorted(library.sparse._postings))
+        _VOCABULARY.clear()
+        _VOCABULARY[key] = cached
+    return cached[1]
 
 
 def _typed_first(scored: list[_Scored], question: str, tuning: Tuning) -> list[_Scored] | None:

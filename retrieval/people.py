@@ -122,7 +122,7 @@ class People:
         # "Lord Kinnock" with no full name anywhere: the surname alone is who they are.
         known_surnames = {full.split()[-1] for full in self.full_names}
         for single in dict.fromkeys(singles):
-            if single not in known_surnames and not any(_one_edit_apart(k, single) for k in known_surnames):
+            if single not in known_surnames and not any(one_edit_apart(k, single) for k in known_surnames):
                 self.full_names.append(single)
 
     def canonical(self, written: str, before: int | None = None) -> str:
@@ -140,7 +140,7 @@ class People:
             matches = [full for full in self.full_names if bare in full.split()]
         if not matches and len(last) >= 5:
             # A misspelt surname ("Mr Barot" for Jacques Barrot) still means that person.
-            matches = [full for full in self.full_names if _one_edit_apart(full.split()[-1], last)]
+            matches = [full for full in self.full_names if one_edit_apart(full.split()[-1], last)]
         if len(matches) > 1 and before is not None:
             recent = [m.name for m in self.mentions if m.start < before and m.name in matches]
             if recent:
@@ -239,7 +239,7 @@ class People:
         return {m.name for m in self.mentions if start <= m.start < end}
 
 
-def _one_edit_apart(a: str, b: str) -> bool:
+def one_edit_apart(a: str, b: str) -> bool:
     """True when ``b`` is ``a`` with one letter added, dropped or changed (same first letter)."""
     if a == b or a[:1] != b[:1] or abs(len(a) - len(b)) > 1:
         return False

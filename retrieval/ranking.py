@@ -123,10 +123,18 @@ def _passage_of_sentences(library: Library, sentence_ids: list[int]) -> dict[int
 
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million|billion|dozen"
+_NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million|billion"
+    "|dozen|single|once|twice|half|both|hundreds|thousands|millions|dozens"
+)
 _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
-        re.compile(r"^(?:when|in what year|what year|which year|what century|in which century|what decade)\b", re.I),
+        # "When X happened, what …?" uses "when" as a conjunction: only "when did/was …" asks a time.
+        re.compile(
+            r"^(?:when\s+(?:did|was|were|is|are|does|do|had|has|have|will|would|could|can)|in what year|what year"
+            r"|which year|what century|in which century|what decade)\b",
+            re.I,
+        ),
         re.compile(rf"\b(?:1\d{{3}}|20\d{{2}}|\d{{1,2}}(?:st|nd|rd|th) century|{_MONTHS}|century|decade|BC|AD)\b"),
     ),
     (

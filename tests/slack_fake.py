@@ -212,6 +212,7 @@ class FakeSocketMode:
         # being prepared, and must arrive once while the client reconnects.
         self.drop_after_ack: set[str] = set()
         self.dropped_at: list[float] = []
+        self.connected_at: list[float] = []
         self._changed = threading.Condition()
         self._connection: ServerConnection | None = None
         self.server = serve(self._serve, "127.0.0.1", 0)
@@ -226,6 +227,7 @@ class FakeSocketMode:
         with self._changed:
             self._connection = connection
             self.connections += 1
+            self.connected_at.append(time.monotonic())
             self._changed.notify_all()
         connection.send(json.dumps({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A0001"}}))
         try:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from bench import load_discord, load_slack
-from bench.load_common import IN_LINE, LoadReport
+from bench.load_common import BUSY, IN_LINE, LoadReport
 from bot.limits import LimitSettings
 from bot.service import Service
 from bot.state import STATE_FILE, BotState
@@ -66,3 +66,14 @@ def test_a_burst_queues_with_place_in_line_notices_and_still_answers_once(
     result = run_round(service, questions=30, users=10, seconds=0.1, timeout=60)
     assert_exactly_once(result)
     assert result.outcomes.get(IN_LINE, 0) >= 1
+
+
+@PLATFORMS
+def test_a_full_queue_refuses_with_a_busy_notice_once_per_question(
+    run_round: RunRound, service_with: ServiceFactory
+) -> None:
+    # A queue of two: the adapters' threads must let the overflow reach the pool to be refused.
+    service = service_with(LimitSettings(workers=1, queue_limit=2))
+    result = run_round(service, questions=30, users=10, seconds=0.1, timeout=60)
+    assert_exactly_once(result)
+    assert result.outcomes.get(BUSY, 0) >= 1

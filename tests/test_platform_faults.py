@@ -113,6 +113,8 @@ def test_slack_socket_mode_drop_mid_answer_delivers_once_and_reconnects(
         first = slack.wait_call("chat.postMessage", lambda c: c.params.get("thread_ts") == "1700000200.000100")
         assert socket.dropped_at and socket.dropped_at[0] < first.at
         socket.wait_connected(connections=2)
+        # slack_sdk's own monitor would take ping_interval (10 s); Byline reconnects at once.
+        assert socket.connected_at[1] - socket.dropped_at[0] < 5.0
         socket.push(envelope("env-2", "1700000200.000200"))
         socket.wait_ack("env-2")
         slack.wait_call("chat.postMessage", lambda c: c.params.get("thread_ts") == "1700000200.000200")
