@@ -39,7 +39,10 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         "--labels",
         type=Path,
         nargs="+",
-        default=[PROJECT / "tests" / "fixtures" / "quote_labels.tsv", PROJECT / "tests" / "fixtures" / "quote_labels_heldout.tsv"],
+        default=[
+            PROJECT / "tests" / "fixtures" / "quote_labels.tsv",
+            PROJECT / "tests" / "fixtures" / "quote_labels_heldout.tsv",
+        ],
         help="hand-labelled quote files; each is reported on its own rows",
     )
     parser.add_argument("--skip", nargs="*", default=[], choices=["squad", "ooc", "quotes", "baseline"])
@@ -81,19 +84,37 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
         )
         base = None
         if "baseline" not in args.skip:
-            base, baseline_threshold = run_squad_baseline(library, DenseBaseline(library, embedder), questions, args.half)
+            base, baseline_threshold = run_squad_baseline(
+                library, DenseBaseline(library, embedder), questions, args.half
+            )
         library.close()
         n = f"{ours.answerable} answerable, {ours.impossible} impossible"
         for label, mine, theirs, target in [
             ("recall@1", ratio(ours.at1, ours.answerable), base and ratio(base.at1, base.answerable), ">= 0.85"),
             ("recall@5", ratio(ours.at5, ours.answerable), base and ratio(base.at5, base.answerable), ">= 0.98"),
-            ("MRR (top 5)", ratio(ours.reciprocal, ours.answerable), base and ratio(base.reciprocal, base.answerable), ""),
+            (
+                "MRR (top 5)",
+                ratio(ours.reciprocal, ours.answerable),
+                base and ratio(base.reciprocal, base.answerable),
+                "",
+            ),
             ("answer hit", ratio(ours.hit, ours.answerable), base and ratio(base.hit, base.answerable), ">= 0.75"),
-            ("false abstention", ratio(ours.false_abstained, ours.answerable), base and ratio(base.false_abstained, base.answerable), "<= 0.03"),
-            ("abstention, is_impossible", ratio(ours.abstained_impossible, ours.impossible), base and ratio(base.abstained_impossible, base.impossible), "(report)"),
+            (
+                "false abstention",
+                ratio(ours.false_abstained, ours.answerable),
+                base and ratio(base.false_abstained, base.answerable),
+                "<= 0.03",
+            ),
+            (
+                "abstention, is_impossible",
+                ratio(ours.abstained_impossible, ours.impossible),
+                base and ratio(base.abstained_impossible, base.impossible),
+                "(report)",
+            ),
             ("answer spans verbatim", results["squad_spans_verbatim"], None, "1.000"),
         ]:
-            rows.append((f"SQuAD {label}", _f(mine), _f(theirs) if theirs is not None else "-", target))
+            shown = _f(theirs) if isinstance(theirs, float) else "-"
+            rows.append((f"SQuAD {label}", _f(mine), shown, target))
         rows.append(("SQuAD ask ms p50 / p95", _ms(ours), "-", ""))
         out.append(f"SQuAD: {len(drafts)} paragraphs, {args.half} half: {n}")
     elif "squad" not in args.skip:
@@ -141,7 +162,12 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
             rows.append((f"Attribution precision ({label})", _f(tally.precision), "-", ">= 0.97"))
             rows.append((f"Attribution recall ({name})", _f(tally.recall), "-", ">= 0.90"))
             rows.append(
-                (f"Extracted quotes verbatim ({name}, {tally.quotes_checked})", _f(ratio(tally.quotes_verbatim, tally.quotes_checked)), "-", "1.000")
+                (
+                    f"Extracted quotes verbatim ({name}, {tally.quotes_checked})",
+                    _f(ratio(tally.quotes_verbatim, tally.quotes_checked)),
+                    "-",
+                    "1.000",
+                )
             )
             if args.errors:
                 out.extend(f"  {e}" for e in tally.errors)

@@ -51,7 +51,27 @@ def load_labels(path: Path) -> list[QuoteLabel]:
         return [QuoteLabel(r["article"], r["quote_start"], r["speaker"]) for r in rows]
 
 
-_TITLES = frozenset(["mr", "mrs", "ms", "miss", "dr", "sir", "lord", "lady", "dame", "rev", "reverend", "prof", "professor", "a", "an", "the", "one"])
+_TITLES = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "miss",
+        "dr",
+        "sir",
+        "lord",
+        "lady",
+        "dame",
+        "rev",
+        "reverend",
+        "prof",
+        "professor",
+        "a",
+        "an",
+        "the",
+        "one",
+    ]
+)
 
 
 def _name_words(name: str) -> list[str]:
@@ -107,7 +127,9 @@ def run_attribution(labels: list[QuoteLabel], bbc: Path) -> AttributionTally:
                 if same_person(match.speaker, label.speaker):
                     tally.correct += 1
                 else:
-                    tally.errors.append(f"{article}: {label.quote_start[:30]!r} -> {match.speaker!r}, want {label.speaker!r}")
+                    tally.errors.append(
+                        f"{article}: {label.quote_start[:30]!r} -> {match.speaker!r}, want {label.speaker!r}"
+                    )
             else:
                 tally.errors.append(f"{article}: {label.quote_start[:30]!r} unattributed, want {label.speaker!r}")
     return tally
@@ -116,7 +138,7 @@ def run_attribution(labels: list[QuoteLabel], bbc: Path) -> AttributionTally:
 def _inside_marks(text: str, quote: FoundQuote) -> bool:
     """The quote's words sit inside an opening mark (its own or its run-on's) in the article."""
     before = text[: quote.start].rstrip()
-    return bool(before) and before[-1] in "\"“"
+    return bool(before) and before[-1] in '"“'
 
 
 def stored_quotes_verbatim(library: Library) -> tuple[int, int]:

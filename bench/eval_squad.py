@@ -10,7 +10,7 @@ from pathlib import Path
 from retrieval.answer import TUNING, Tuning, answer_question
 from retrieval.embedder import Embedder
 from retrieval.library import Library
-from retrieval.models import ArticleDraft
+from retrieval.models import Answer, ArticleDraft
 
 from .eval_common import DenseBaseline, Tally, fit_threshold, in_half, ranked_articles, verbatim_spans
 
@@ -123,9 +123,9 @@ def load_ooc(path: Path) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
-def run_ooc(library: Library, questions: list[str], tuning: Tuning = TUNING) -> tuple[Tally, list[object]]:
+def run_ooc(library: Library, questions: list[str], tuning: Tuning = TUNING) -> tuple[Tally, list[Answer]]:
     tally = Tally()
-    answers = []
+    answers: list[Answer] = []
     for question in questions:
         started = time.perf_counter()
         answer = answer_question(library, question, (), tuning)

@@ -14,6 +14,7 @@ import argparse
 import itertools
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,12 +55,17 @@ def main(argv: list[str] | None = None) -> int:
     ooc = load_ooc(HERE / "data" / "out_of_corpus.txt")
     axes = [(k, [float(v) for v in vs.split(",")]) for k, vs in (a.split("=") for a in args.grid.split(";"))]
     for values in itertools.product(*[vs for _, vs in axes]):
-        tuning = replace(TUNING, **{k: (int(v) if isinstance(getattr(TUNING, k), int) else v) for (k, _), v in zip(axes, values, strict=True)})
+        # Integer and boolean fields (type_window, absent_name_abstains) take whole numbers.
+        changes: dict[str, Any] = {
+            k: (int(v) if isinstance(getattr(TUNING, k), int) else v) for (k, _), v in zip(axes, values, strict=True)
+        }
+        tuning = replace(TUNING, **changes)
         tally, _ = run_squad(squad, questions, "fit", tuning)
         line = " ".join(f"{k}={v}" for (k, _), v in zip(axes, values, strict=True))
         line += (
             f" | r@1 {ratio(tally.at1, tally.answerable):.3f} r@5 {ratio(tally.at5, tally.answerable):.3f}"
-            f" hit {ratio(tally.hit, tally.answerable):.3f} false-abst {ratio(tally.false_abstained, tally.answerable):.3f}"
+            f" hit {ratio(tally.hit, tally.answerable):.3f}"
+            f" false-abst {ratio(tally.false_abstained, tally.answerable):.3f}"
             f" imp-abst {ratio(tally.abstained_impossible, tally.impossible):.3f}"
         )
         if bbc is not None:

@@ -49,13 +49,17 @@ class _Citations:
             assert article is not None
             n = len(self.items) + 1
             self.items.append(
-                Citation(n, article.id, article.title, article.source, article.url, article.published, paragraph, passage_id)
+                Citation(
+                    n, article.id, article.title, article.source, article.url, article.published, paragraph, passage_id
+                )
             )
             self.numbers[key] = n
         return self.numbers[key]
 
 
-def _abstain(library: Library, question: Question, vector: np.ndarray, tokens: list[str], tuning: Tuning, message: str = "") -> Answer:
+def _abstain(
+    library: Library, question: Question, vector: np.ndarray, tokens: list[str], tuning: Tuning, message: str = ""
+) -> Answer:
     hits = _hits(library, _rank_passages(library, vector, tokens, tuning)[:3]) if library.dense.count() else []
     count = library.store.article_count()
     answer = Answer(
@@ -89,7 +93,9 @@ def search_passages(library: Library, query: str, k: int = 5) -> list[SearchHit]
     return _hits(library, _rank_passages(library, vector, search_tokens(query), TUNING)[:k])
 
 
-def answer_question(library: Library, raw_question: str, history: Sequence[str] = (), tuning: Tuning = TUNING) -> Answer:
+def answer_question(
+    library: Library, raw_question: str, history: Sequence[str] = (), tuning: Tuning = TUNING
+) -> Answer:
     _check(raw_question)
     question = with_context(parse(raw_question), [h for h in history if h.strip()])
     if question.kind == "speaker":
@@ -101,7 +107,9 @@ def answer_question(library: Library, raw_question: str, history: Sequence[str] 
     tokens = search_tokens(text)
     vector = library.embedder.encode_one(text)
     if library.dense.count() == 0:
-        return _abstain(library, question, vector, tokens, tuning, "I have no articles yet: add some with `byline ingest PATH`.")
+        return _abstain(
+            library, question, vector, tokens, tuning, "I have no articles yet: add some with `byline ingest PATH`."
+        )
     if tuning.absent_name_abstains and _names_absent(library, question.text):
         return _abstain(library, question, vector, tokens, tuning)
     ranked = _rank_passages(library, vector, tokens, tuning)
@@ -119,7 +127,9 @@ def answer_question(library: Library, raw_question: str, history: Sequence[str] 
     for candidate in scored[1:]:
         if len(chosen) >= tuning.max_sentences or candidate.score < scored[0].score - tuning.extra_sentence_margin:
             break
-        if all(float(candidate.vector @ c.vector) < tuning.redundancy for c in chosen) and _confident(candidate, tuning):
+        if all(float(candidate.vector @ c.vector) < tuning.redundancy for c in chosen) and _confident(
+            candidate, tuning
+        ):
             chosen.append(candidate)
     citations = _Citations(library)
     spans = []
@@ -127,11 +137,15 @@ def answer_question(library: Library, raw_question: str, history: Sequence[str] 
         s = item.sentence
         n = citations.number(s.article_id, s.paragraph, s.passage_id)
         speaker = _quote_speaker(library, s)
-        spans.append(AnswerSpan(s.text, "sentence", speaker, n, s.article_id, s.paragraph, s.start, s.end, round(item.score, 4)))
+        spans.append(
+            AnswerSpan(s.text, "sentence", speaker, n, s.article_id, s.paragraph, s.start, s.end, round(item.score, 4))
+        )
     return _finish(library, question, spans, citations)
 
 
-_QUESTION_WORDS = frozenset("what who whom whose which when where why how did does do is are was were can could".split())
+_QUESTION_WORDS = frozenset(
+    "what who whom whose which when where why how did does do is are was were can could".split()
+)
 
 
 def _names_absent(library: Library, text: str) -> bool:
@@ -156,9 +170,9 @@ def _variant_present(library: Library, token: str) -> bool:
     at = bisect.bisect_left(vocabulary, token[:4])
     while at < len(vocabulary) and vocabulary[at].startswith(token[:4]):
         term = vocabulary[at]
-        if (len(term) >= 6 and (token.startswith(term) or term.startswith(token)) and abs(len(term) - len(token)) <= 2) or (
-            len(token) >= 7 and one_edit_apart(term, token)
-        ):
+        if (
+            len(term) >= 6 and (token.startswith(term) or term.startswith(token)) and abs(len(term) - len(token)) <= 2
+        ) or (len(token) >= 7 and one_edit_apart(term, token)):
             return True
         at += 1
     return False
@@ -231,7 +245,9 @@ def _interpretation(question: Question) -> str:
 
 def match_speakers(library: Library, who: str) -> list[str]:
     """Stored speakers a name in a question refers to ("Mourinho" -> "Jose Mourinho")."""
-    wanted = [w.lower() for w in who.replace("’", "'").split() if w.lower() not in {"the", "mr", "mrs", "ms", "dr", "sir"}]
+    wanted = [
+        w.lower() for w in who.replace("’", "'").split() if w.lower() not in {"the", "mr", "mrs", "ms", "dr", "sir"}
+    ]
     if not wanted:
         return []
     matches = []
@@ -267,11 +283,17 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
         else:
             sims = [float(vector_of[s.id] @ topic_vector) for s in inside]
             best = inside[int(np.argmax(sims))]
-            score = max(sims) + tuning.lexical_weight * _overlap(topic_tokens, rarity, quote.text) - (0.1 if quote.partial else 0.0)
+            score = (
+                max(sims)
+                + tuning.lexical_weight * _overlap(topic_tokens, rarity, quote.text)
+                - (0.1 if quote.partial else 0.0)
+            )
         ranked.append((score, quote, best))
     ranked.sort(key=lambda item: -item[0])
     if not ranked:
-        return _abstain(library, question, library.embedder.encode_one(question.text), search_tokens(question.text), tuning)
+        return _abstain(
+            library, question, library.embedder.encode_one(question.text), search_tokens(question.text), tuning
+        )
 
     on_topic = topic_vector is None or ranked[0][0] >= tuning.speaker_topic_min
     if tuning.absent_name_abstains and question.topic and _names_absent(library, question.topic):
@@ -285,7 +307,12 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
     for item in ranked:
         if len(chosen) >= tuning.max_quotes or item[0] < ranked[0][0] - tuning.quote_margin:
             break
-        if any(item[1].group == c[1].group and item[1].article_id == c[1].article_id and item[1].paragraph == c[1].paragraph for c in chosen):
+        if any(
+            item[1].group == c[1].group
+            and item[1].article_id == c[1].article_id
+            and item[1].paragraph == c[1].paragraph
+            for c in chosen
+        ):
             continue
         chosen.append(item)
     chosen.sort(key=lambda item: (item[1].article_id, item[1].start))
@@ -295,7 +322,9 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
         start, end = _quote_window(quote, best)
         text = library.store.article(quote.article_id, with_text=True).text[start:end]  # type: ignore[union-attr]
         n = citations.number(quote.article_id, quote.paragraph, best.passage_id)
-        spans.append(AnswerSpan(text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(score, 4)))
+        spans.append(
+            AnswerSpan(text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(score, 4))
+        )
     answer = _finish(library, question, spans, citations)
     if not on_topic:
         answer.message = f"I found nothing from {question.who} about {question.topic}; here is what they said."

@@ -44,11 +44,22 @@ ROLE_NOUNS = (
 
 # Roles whose holder an article usually leaves unnamed ("a spokesman said ... the spokesman").
 UNNAMED_ROLES = frozenset(
-    ["spokesman", "spokeswoman", "spokesperson", "spokespeople", "source", "sources", "insider", "official", "company", "firm", "group", "report", "statement"]
+    """spokesman spokeswoman spokesperson spokespeople source sources insider official company
+    firm group report statement""".split()  # noqa: SIM905
 )
 
 NOT_PERSON_WORDS = frozenset(
-    ["city", "united", "fc", "club", "league", "cup", "party", "government", "council", "ministry", "department", "bank", "commission", "association", "union", "corporation", "company", "group", "ltd", "inc", "plc", "news", "bbc", "street", "road", "trafford", "stadium", "park", "university", "college", "school", "court", "house", "office", "agency", "board", "committee", "service", "trust", "fund", "institute", "market", "markets", "exchange", "airways", "airlines", "motors", "records", "studios", "pictures", "games", "festival", "awards", "award", "prize", "europe", "america", "britain", "england", "scotland", "wales", "ireland", "london", "paris", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "the", "a", "an", "in", "on", "at", "for", "of", "and", "but", "or", "so", "if", "when", "while", "after", "before", "read", "more", "meanwhile", "however", "sources", "eyewitnesses", "premier", "champions", "world", "national", "labour", "conservative", "tory", "tories", "liberal", "democrats", "democrat", "republican", "republicans", "parliament", "commons", "lords", "senate", "congress", "olympic", "olympics", "grand", "prix", "internet", "web", "online", "microsoft", "apple", "google", "sony", "nintendo", "yahoo"]
+    """city united fc club league cup party government council ministry department bank
+    commission association union corporation company group ltd inc plc news bbc street road
+    trafford stadium park university college school court house office agency board committee
+    service trust fund institute market markets exchange airways airlines motors records
+    studios pictures games festival awards award prize europe america britain england scotland
+    wales ireland london paris monday tuesday wednesday thursday friday saturday sunday
+    january february march april may june july august september october november december the
+    a an in on at for of and but or so if when while after before read more meanwhile however
+    sources eyewitnesses premier champions world national labour conservative tory tories
+    liberal democrats democrat republican republicans parliament commons lords senate congress
+    olympic olympics grand prix internet web online microsoft apple google sony nintendo yahoo""".split()  # noqa: SIM905
 )
 
 
@@ -63,12 +74,18 @@ class Mention:
 
 
 _TITLE_WORDS = frozenset(
-    ["secretary", "minister", "president", "chancellor", "chairman", "chairwoman", "chief", "executive", "manager", "boss", "coach", "striker", "defender", "midfielder", "goalkeeper", "captain", "prime", "shadow", "deputy", "director", "governor", "mayor", "senator", "spokesman", "spokeswoman", "leader", "commissioner", "general", "analyst", "economist", "prosecutor", "attorney", "lawyer", "writer", "author", "director", "producer", "singer", "actor", "actress", "star", "founder", "head", "editor", "correspondent", "officer", "official", "presenter", "host"]
+    """secretary minister president chancellor chairman chairwoman chief executive manager boss
+    coach striker defender midfielder goalkeeper captain prime shadow deputy director governor
+    mayor senator spokesman spokeswoman leader commissioner general analyst economist
+    prosecutor attorney lawyer writer author director producer singer actor actress star
+    founder head editor correspondent officer official presenter host""".split()  # noqa: SIM905
 )
 
 # Sentence-initial words that a capitalised run can swallow ("But David Frost said").
 _LEADING_NOISE = frozenset(
-    ["but", "and", "or", "so", "yet", "however", "meanwhile", "former", "ex", "then", "now", "when", "while", "after", "before", "if", "also", "although", "though", "as", "at", "in", "on", "for", "of", "by", "with", "from", "writer", "author", "director", "festival", "the", "a", "an", "this", "that", "these", "those", "his", "her", "their", "its"]
+    """but and or so yet however meanwhile former ex then now when while after before if also
+    although though as at in on for of by with from writer author director festival the a an
+    this that these those his her their its""".split()  # noqa: SIM905
 )
 
 
@@ -102,9 +119,7 @@ class People:
         self.mentions = self._find_mentions()
 
     def _collect_full_names(self, speaker_names: list[str]) -> None:
-        role_before = re.compile(
-            rf"\b(?i:{ROLE_NOUNS}|prime minister|chief executive)\s+({NAME})"
-        )
+        role_before = re.compile(rf"\b(?i:{ROLE_NOUNS}|prime minister|chief executive)\s+({NAME})")
         candidates: list[str] = list(speaker_names)
         for match in _NAME_RE.finditer(self.text):
             name = match.group(0)
@@ -207,11 +222,7 @@ class People:
         subject of the sentence before "he said"); people named inside the quote itself are
         excluded because speakers rarely refer to themselves in the third person.
         """
-        recent = [
-            m
-            for m in self.mentions
-            if before - window <= m.start < before and m.name not in exclude
-        ]
+        recent = [m for m in self.mentions if before - window <= m.start < before and m.name not in exclude]
         for mention in reversed(recent):
             if mention.subject:
                 return mention.name
@@ -225,7 +236,10 @@ class People:
             for full in self.full_names:
                 if full in exclude:
                     continue
-                pattern = rf"{re.escape(head)}\s+(?:{HONORIFICS}\s+)?{re.escape(full)}|{re.escape(full)},\s+(?:the\s+)?[^,.]{{0,40}}\b{re.escape(head)}\b"
+                pattern = (
+                    rf"{re.escape(head)}\s+(?:{HONORIFICS}\s+)?{re.escape(full)}"
+                    rf"|{re.escape(full)},\s+(?:the\s+)?[^,.]{{0,40}}\b{re.escape(head)}\b"
+                )
                 if re.search(pattern, self.text[:before], re.IGNORECASE):
                     return full
             if head.lower() in UNNAMED_ROLES:

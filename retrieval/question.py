@@ -16,17 +16,43 @@ _LEAD = r"^(?:and|but|so|ok|okay|also|then)?[\s,]*"
 _SAY = r"(?:say|said|tell|told|think|thought|claim|admit|reveal|comment|argue|insist|mean|feel|add)"
 _TOPIC = r"(?:\s+(?:about|on|of|regarding|concerning|after|over|when|to|re)\s+(?P<topic>.+?))?"
 _SPEAKER_PATTERNS = [
-    re.compile(_LEAD + rf"what\s+(?:else\s+)?(?:did|does|do|has|have|had|would)\s+(?P<who>.+?)\s+(?:have\s+to\s+)?{_SAY}{_TOPIC}\s*[?.!]*$", re.I),
-    re.compile(_LEAD + r"how\s+(?:did|does|has)\s+(?P<who>.+?)\s+(?:react|respond|reply|feel)(?:\s+(?:to|about|on)\s+(?P<topic>.+?))?\s*[?.!]*$", re.I),
-    re.compile(_LEAD + r"(?:what\s+(?:were|are|was|is)\s+)?(?P<who>.+?)['’]s\s+(?:comments?|remarks?|words|reaction|quotes?|views?|response|take)(?:\s+(?:on|about|to)\s+(?P<topic>.+?))?\s*[?.!]*$", re.I),
-    re.compile(_LEAD + r"did\s+(?P<who>.+?)\s+(?:say|comment|talk)\s+(?:anything\s+)?(?:about|on)\s+(?P<topic>.+?)\s*[?.!]*$", re.I),
-    re.compile(_LEAD + r"(?:quotes?|comments?)\s+(?:from|by)\s+(?P<who>.+?)(?:\s+(?:about|on)\s+(?P<topic>.+?))?\s*[?.!]*$", re.I),
+    re.compile(
+        _LEAD
+        + r"what\s+(?:else\s+)?(?:did|does|do|has|have|had|would)\s+(?P<who>.+?)\s+"
+        + rf"(?:have\s+to\s+)?{_SAY}{_TOPIC}\s*[?.!]*$",
+        re.I,
+    ),
+    re.compile(
+        _LEAD
+        + r"how\s+(?:did|does|has)\s+(?P<who>.+?)\s+(?:react|respond|reply|feel)"
+        + r"(?:\s+(?:to|about|on)\s+(?P<topic>.+?))?\s*[?.!]*$",
+        re.I,
+    ),
+    re.compile(
+        _LEAD
+        + r"(?:what\s+(?:were|are|was|is)\s+)?(?P<who>.+?)['’]s\s+"
+        + r"(?:comments?|remarks?|words|reaction|quotes?|views?|response|take)"
+        + r"(?:\s+(?:on|about|to)\s+(?P<topic>.+?))?\s*[?.!]*$",
+        re.I,
+    ),
+    re.compile(
+        _LEAD + r"did\s+(?P<who>.+?)\s+(?:say|comment|talk)\s+(?:anything\s+)?(?:about|on)\s+(?P<topic>.+?)\s*[?.!]*$",
+        re.I,
+    ),
+    re.compile(
+        _LEAD + r"(?:quotes?|comments?)\s+(?:from|by)\s+(?P<who>.+?)(?:\s+(?:about|on)\s+(?P<topic>.+?))?\s*[?.!]*$",
+        re.I,
+    ),
 ]
 _WHO_SAID = re.compile(
-    _LEAD + r"who\s+(?:said|says|claimed|called|described|admitted|insisted|complained|accused|warned)\s+(?:that\s+)?(?P<topic>.+?)\s*[?.!]*$",
+    _LEAD
+    + r"who\s+(?:said|says|claimed|called|described|admitted|insisted|complained|accused|warned)\s+"
+    + r"(?:that\s+)?(?P<topic>.+?)\s*[?.!]*$",
     re.I,
 )
-_SHORT_FOLLOW_UP = re.compile(_LEAD + r"(?:what\s+about|how\s+about)?\s*(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)*)\s*\?*$")
+_SHORT_FOLLOW_UP = re.compile(
+    _LEAD + r"(?:what\s+about|how\s+about)?\s*(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)*)\s*\?*$"
+)
 _PRONOUNS = re.compile(r"^(?:he|she|they|him|her|them|it)$", re.I)
 _PRONOUN_IN_TEXT = re.compile(r"\b(?:he|she|they|him|her|them|his|their)\b", re.I)
 
@@ -91,7 +117,9 @@ def with_context(question: Question, history: Sequence[str]) -> Question:
     short = _SHORT_FOLLOW_UP.match(question.text)
     if question.kind == "general" and short and previous.kind == "speaker" and len(question.text.split()) <= 5:
         # "and Guardiola?" after "what did Mourinho say about the referee?"
-        return Question(question.text, "speaker", short.group("who"), previous.topic, topic_optional=bool(previous.topic))
+        return Question(
+            question.text, "speaker", short.group("who"), previous.topic, topic_optional=bool(previous.topic)
+        )
     if question.kind == "speaker":
         who = previous.who if _PRONOUNS.match(question.who) and previous.who else question.who
         inherited = not question.topic and previous.kind == "speaker" and bool(previous.topic)

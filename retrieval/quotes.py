@@ -14,14 +14,20 @@ from dataclasses import dataclass, replace
 
 from .models import Paragraph
 from .people import NAME, NOT_PERSON_WORDS, ROLE_NOUNS, SPEECH_VERBS, People
-
-ORGANISATION_ROLES = frozenset(["company", "firm", "group", "report", "statement"])
 from .text import STOPWORDS
+
+# "the company said": an organisation, never resolved to a person.
+ORGANISATION_ROLES = frozenset(
+    """company firm group report statement""".split()  # noqa: SIM905
+)
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
 _PRONOUN = r"(?:he|she|He|She|they|They)"
-_DESCRIPTION = rf"(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS})(?:\s+(?:for|of|at)\s+(?:the\s+)?[\w’'\-]+(?:\s+[A-Z][\w’'\-]+){{0,3}})?"
+_DESCRIPTION = (
+    rf"(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS})"
+    rf"(?:\s+(?:for|of|at)\s+(?:the\s+)?[\w’'\-]+(?:\s+[A-Z][\w’'\-]+){{0,3}})?"
+)
 _SPEAKER = rf"(?P<speaker>{_DESCRIPTION}|{NAME}|{_PRONOUN})"
 _VERB = rf"(?:(?:has|had|have|also|later|then|simply|previously|once)\s+)?(?:{SPEECH_VERBS})"
 
@@ -39,7 +45,9 @@ _BEFORE = re.compile(
 )
 # A sentence that introduces a quote with a colon: `He also praised the film director: "`.
 _COLON = re.compile(rf"^\s*(?P<speaker>{NAME}|{_PRONOUN})(?:\s+himself|\s+herself)?\s+[^\"“”]{{0,120}}:\s*$")
-_LEAD_IN = r"(?:(?:And|But|Meanwhile|However|Separately|Earlier|Later|Instead|In a statement|In its report|Yesterday)[,]?\s+)*"
+_LEAD_IN = (
+    r"(?:(?:And|But|Meanwhile|However|Separately|Earlier|Later|Instead|In a statement|In its report|Yesterday)[,]?\s+)*"
+)
 # A partial quote inside reported speech: `Mourinho later accused City of being "…"`.
 _REPORTED = re.compile(
     rf"^\s*{_LEAD_IN}(?P<chunk>[^,\"“”]{{1,80}}?)(?:,(?P<apposition>[^,\"“”]{{1,110}}?),?)?\s+(?:(?:also|later|then|has|had|have|previously|once)\s+)?{_VERB}\b"
@@ -55,7 +63,9 @@ _UNNAMED_AT_START = re.compile(_UNNAMED)
 _UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
 # A partial quote whose sentence is about a person saying it in other words:
 # `Mr Marchionne is confident ..., saying ... GM's argument "has no legs"`.
-_SAYING = re.compile(r"\b(?:saying|said|says|told|calling|called|describing|described|adding|warned|claimed|insisted)\b")
+_SAYING = re.compile(
+    r"\b(?:saying|said|says|told|calling|called|describing|described|adding|warned|claimed|insisted)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -101,7 +111,7 @@ def _segments(text: str, paragraphs: list[Paragraph]) -> list[_Segment]:
     for paragraph in paragraphs:
         open_at = -1
         for index in range(paragraph.start, paragraph.end):
-            if text[index] not in "\"“”":
+            if text[index] not in '"“”':
                 continue
             kind = _mark_kind(text, index)
             if kind == "open":
@@ -138,7 +148,7 @@ def _sentence_start(text: str, position: int, floor: int) -> int:
             if text[index - 1] in ".!?":
                 return index
             # `…muddled." He added:` — a quote that closed its sentence.
-            if text[index - 1] in "\"”" and index >= 2 and text[index - 2] in ".!?":
+            if text[index - 1] in '"”' and index >= 2 and text[index - 2] in ".!?":
                 return index
         index -= 1
     return floor
@@ -173,9 +183,9 @@ class _Attributor:
         match = _COLON.match(before)
         if match and self._plausible(match.group("speaker")):
             return match.group("speaker"), "before", offset + match.start("speaker")
-        found = self._reported(sentence_start, segment.open_mark)
-        if found:
-            return found[0], "reported", found[1]
+        reported = self._reported(sentence_start, segment.open_mark)
+        if reported:
+            return reported[0], "reported", reported[1]
         return "", "", -1
 
     def _reported(self, start: int, end: int) -> tuple[str, int] | None:
@@ -377,4 +387,4 @@ def extract_quotes(text: str, paragraphs: list[Paragraph], min_words: int = 2) -
 def _starts_sentence(text: str, segment: _Segment) -> bool:
     """Whether the quote stands as its own sentence(s) rather than inside reported speech."""
     before = text[max(0, segment.open_mark - 3) : segment.open_mark].rstrip()
-    return not before or before[-1] in ".!?:\n\"”" or text[segment.open_mark - 2 : segment.open_mark] == ", "
+    return not before or before[-1] in '.!?:\n"”' or text[segment.open_mark - 2 : segment.open_mark] == ", "

@@ -14,6 +14,7 @@ from pathlib import Path
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from tests.conftest import BBC, PROJECT
+from tests.fixture_articles import article_text
 
 # Enough articles for several embedding batches, so the kill lands between commits.
 ARTICLES = 80
@@ -34,8 +35,13 @@ print("finished", flush=True)
 def test_kill_9_mid_ingest_leaves_everything_consistent(tmp_path: Path, embedder: Embedder) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    for source in sorted((BBC / "business").glob("*.txt"))[:ARTICLES]:
-        shutil.copy(source, corpus / source.name)
+    sources = sorted((BBC / "business").glob("*.txt"))[:ARTICLES]
+    for number in range(ARTICLES):
+        target = corpus / f"{number:03d}.txt"
+        if number < len(sources):
+            shutil.copy(sources[number], target)
+        else:  # no shared data on this machine: made-up articles of the same shape
+            target.write_text(article_text(number))
     data = tmp_path / "data"
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(data), str(corpus)],

@@ -16,7 +16,19 @@ DATA = PROJECT.parent / "shared" / "data"
 @pytest.mark.skipif(not (DATA / "squad2-dev-subset.json").exists(), reason="SQuAD subset not present")
 def test_eval_harness_runs_end_to_end_on_a_few_paragraphs(tmp_path: Path) -> None:
     args = evaluation._args(
-        ["--data", str(DATA), "--cache", str(tmp_path), "--squad-paragraphs", "6", "--half", "all", "--skip", "ooc", "quotes"]
+        [
+            "--data",
+            str(DATA),
+            "--cache",
+            str(tmp_path),
+            "--squad-paragraphs",
+            "6",
+            "--half",
+            "all",
+            "--skip",
+            "ooc",
+            "quotes",
+        ]
     )
     lines: list[str] = []
     results = evaluation.evaluate(args, lines)

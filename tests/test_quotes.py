@@ -63,10 +63,7 @@ def test_said_name_with_job_title_and_apposition() -> None:
 
 @pytest.mark.parametrize("verb", ["added", "insisted", "admitted"])
 def test_pronoun_with_other_speech_verbs(verb: str) -> None:
-    text = (
-        "Headline\n\nCoach Marta Lindqvist praised her players after the final. "
-        f'"They never gave up," she {verb}.'
-    )
+    text = f'Headline\n\nCoach Marta Lindqvist praised her players after the final. "They never gave up," she {verb}.'
     assert speaker_of(quotes_of(text), "They never gave up") == "Marta Lindqvist"
 
 
