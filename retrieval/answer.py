@@ -58,9 +58,18 @@ class _Citations:
 
 
 def _abstain(
-    library: Library, question: Question, vector: np.ndarray, tokens: list[str], tuning: Tuning, message: str = ""
+    library: Library,
+    question: Question,
+    vector: np.ndarray,
+    tokens: list[str],
+    tuning: Tuning,
+    message: str = "",
+    ranked: list[tuple[int, float]] | None = None,
 ) -> Answer:
-    hits = _hits(library, _rank_passages(library, vector, tokens, tuning)[:3]) if library.dense.count() else []
+    """The honest "not found" answer, with the closest passages (reusing a ranking if given)."""
+    if ranked is None and library.dense.count():
+        ranked = _rank_passages(library, vector, tokens, tuning)
+    hits = _hits(library, ranked[:3]) if ranked else []
     count = library.store.article_count()
     answer = Answer(
         question=question.text,
@@ -119,10 +128,10 @@ def answer_question(
     elif scored:
         typed = _typed_first(scored, question.text, tuning)
         if typed is None:
-            return _abstain(library, question, vector, tokens, tuning)
+            return _abstain(library, question, vector, tokens, tuning, ranked=ranked)
         scored = typed
     if not scored or not _confident(scored[0], tuning):
-        return _abstain(library, question, vector, tokens, tuning)
+        return _abstain(library, question, vector, tokens, tuning, ranked=ranked)
     chosen = [scored[0]]
     for candidate in scored[1:]:
         if len(chosen) >= tuning.max_sentences or candidate.score < scored[0].score - tuning.extra_sentence_margin:
@@ -250,14 +259,36 @@ def match_speakers(library: Library, who: str) -> list[str]:
     ]
     if not wanted:
         return []
+    by_word = _speaker_words(library)
+    candidates = set.intersection(*(by_word.get(w, set()) for w in wanted))
     matches = []
-    for speaker in library.speakers:
-        parts = [p.lower() for p in speaker.replace("’", "'").split()]
-        if not parts or not speaker[:1].isupper():
-            continue
+    for speaker in sorted(candidates | (by_word.get(wanted[0], set()) if len(wanted) == 1 else set())):
+        parts = speaker.lower().replace("’", "'").split()
         if all(w in parts for w in wanted) or (len(wanted) == 1 and wanted[0] == parts[-1]):
             matches.append(speaker)
     return matches
+
+
+_SPEAKER_WORDS: dict[int, dict[str, set[str]]] = {}
+
+
+def _speaker_words(library: Library) -> dict[str, set[str]]:
+    """Capitalised stored speakers by each lower-cased word of their name, built once per ingest.
+
+    ``library.speakers`` is replaced (a new dict) whenever articles change, so its identity
+    is the cache key; scanning thousands of speakers per question would cost milliseconds.
+    """
+    speakers = library.speakers
+    cached = _SPEAKER_WORDS.get(id(speakers))
+    if cached is None:
+        cached = {}
+        for speaker in speakers:
+            if speaker[:1].isupper():
+                for part in speaker.lower().replace("’", "'").split():
+                    cached.setdefault(part, set()).add(speaker)
+        _SPEAKER_WORDS.clear()
+        _SPEAKER_WORDS[id(speakers)] = cached
+    return cached
 
 
 def _speaker_answer(library: Library, question: Question, speakers: list[str], tuning: Tuning) -> Answer:

@@ -54,6 +54,13 @@ def article(number: int) -> tuple[str, list[str]]:
         f"councillors.",
         f"Figures published by the town hall show the {topic} has cost \u00a3{rng.randint(2, 90)} million "
         f"since {year - rng.randint(1, 9)}, with a further review promised next spring.",
+        f"Shop owners on {place}'s high street said trade had {rng.choice(['fallen', 'risen', 'barely changed'])} "
+        f"since the {topic} news broke, and {rng.randint(10, 400)} people signed a petition within a week.",
+        f"A public meeting about {thing} is planned for {rng.choice(['March', 'June', 'September'])} at the "
+        f"{place} community centre, where {surname} is expected to answer questions from residents for the "
+        f"first time since the announcement.",
+        f"Neighbouring towns are watching closely: {PLACES[(number * 3 + 1) % len(PLACES)]} faces a similar "
+        f"decision over its own {topic} next year, and its officials have asked to see the {place} figures.",
     ]
     return headline, paragraphs
 
