@@ -187,16 +187,17 @@ def _variant_present(library: Library, token: str) -> bool:
     return False
 
 
-_VOCABULARY: dict[int, tuple[int, list[str]]] = {}
+_VOCABULARY: dict[int, tuple[tuple[int, int, int], list[str]]] = {}
 
 
 def _vocabulary(library: Library) -> list[str]:
-    """The index's terms, sorted; rebuilt only when the index has changed size."""
-    key, size = id(library.sparse), library.sparse.count()
+    """The index's terms, sorted; rebuilt only when the index has changed."""
+    sparse = library.sparse
+    key, size = id(sparse), (sparse.count(), sparse._total_length, len(sparse._postings))
     cached = _VOCABULARY.get(key)
     if cached is None or cached[0] != size:
         with library.lock:
-            cached = (size, sorted(library.sparse._postings))
+            cached = (size, sorted(sparse._postings))
         _VOCABULARY.clear()
         _VOCABULARY[key] = cached
     return cached[1]
@@ -269,26 +270,27 @@ def match_speakers(library: Library, who: str) -> list[str]:
     return matches
 
 
-_SPEAKER_WORDS: dict[int, dict[str, set[str]]] = {}
+_SPEAKER_WORDS: list[tuple[dict[str, int], dict[str, set[str]]]] = []
 
 
 def _speaker_words(library: Library) -> dict[str, set[str]]:
     """Capitalised stored speakers by each lower-cased word of their name, built once per ingest.
 
-    ``library.speakers`` is replaced (a new dict) whenever articles change, so its identity
+    ``library.speakers`` is replaced (a new dict) whenever articles change, so the dict itself
     is the cache key; scanning thousands of speakers per question would cost milliseconds.
     """
     speakers = library.speakers
-    cached = _SPEAKER_WORDS.get(id(speakers))
-    if cached is None:
-        cached = {}
-        for speaker in speakers:
-            if speaker[:1].isupper():
-                for part in speaker.lower().replace("’", "'").split():
-                    cached.setdefault(part, set()).add(speaker)
-        _SPEAKER_WORDS.clear()
-        _SPEAKER_WORDS[id(speakers)] = cached
-    return cached
+    for known, index in _SPEAKER_WORDS:
+        if known is speakers:
+            return index
+    built: dict[str, set[str]] = {}
+    for speaker in speakers:
+        if speaker[:1].isupper():
+            for part in speaker.lower().replace("’", "'").split():
+                built.setdefault(part, set()).add(speaker)
+    # Keep the last few (one per open library); holding the dict keeps its identity unique.
+    _SPEAKER_WORDS[:] = [*_SPEAKER_WORDS[-3:], (speakers, built)]
+    return built
 
 
 def _speaker_answer(library: Library, question: Question, speakers: list[str], tuning: Tuning) -> Answer:
