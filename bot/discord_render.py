@@ -17,7 +17,7 @@ import discord
 from discord.utils import escape_markdown
 
 from retrieval.models import Answer, AnswerSpan, Citation, Digest
-from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, format_date
+from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, format_date, with_speaker_headings
 
 from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 
@@ -65,18 +65,10 @@ def span_block(span: AnswerSpan) -> str:
 def answer_blocks(spans: Iterable[AnswerSpan]) -> list[str]:
     """Answer body blocks: quotes grouped under their speaker, like the terminal renderer."""
     blocks: list[str] = []
-    speaker: str | None = None
-    for span in spans:
-        if span.kind == "quote":
-            line = span_block(span)
-            if span.speaker != speaker:
-                speaker = span.speaker
-                # The speaker line travels with its first quote, so a split never orphans it.
-                line = f"**{clean(speaker or 'Unattributed')}** said:\n{line}"
-            blocks.append(line)
-        else:
-            speaker = None
-            blocks.append(span_block(span))
+    for heading, span in with_speaker_headings(spans):
+        # The speaker line travels with its first quote, so a split never orphans it.
+        prefix = f"**{clean(heading)}** said:\n" if heading is not None else ""
+        blocks.append(prefix + span_block(span))
     return blocks
 
 

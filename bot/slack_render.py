@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval.models import Answer, AnswerSpan, Citation, Digest, Passage, SearchHit
-from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, format_date, render_plain
+from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, format_date, render_plain, with_speaker_headings
 
 from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 
@@ -149,19 +149,10 @@ def span_unit(span: AnswerSpan) -> str:
 
 def answer_units(spans: list[AnswerSpan]) -> list[str]:
     """Escaped lines of an answer body; a speaker's name heads the first of their quotes."""
-    units: list[str] = []
-    speaker: str | None = None
-    for span in spans:
-        if span.kind == "quote":
-            line = span_unit(span)
-            if span.speaker != speaker:
-                line = f"*{escape(span.speaker or 'Unattributed')} said:*\n{line}"
-                speaker = span.speaker
-            units.append(line)
-        else:
-            speaker = None
-            units.append(span_unit(span))
-    return units
+    return [
+        (f"*{escape(heading)} said:*\n" if heading is not None else "") + span_unit(span)
+        for heading, span in with_speaker_headings(spans)
+    ]
 
 
 def citation_mrkdwn(citation: Citation) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from datetime import date
 
 from .models import Answer, AnswerSpan, Citation
@@ -32,19 +33,30 @@ def span_text(span: AnswerSpan) -> str:
     return f"{span.text} [{span.citation}]"
 
 
+def with_speaker_headings(spans: Iterable[AnswerSpan]) -> Iterator[tuple[str | None, AnswerSpan]]:
+    """Each span with the speaker heading that goes before it: quotes are grouped under their
+    speaker ("Jose Mourinho said:"), so the heading comes with the first quote of each run and
+    is ``None`` otherwise. Every renderer lays answers out this way."""
+    current: str | None = None
+    for span in spans:
+        if span.kind != "quote":
+            current = None
+            yield None, span
+            continue
+        heading = None
+        if span.speaker != current:
+            current = span.speaker
+            heading = span.speaker or "Unattributed"
+        yield heading, span
+
+
 def answer_lines(answer: Answer) -> list[str]:
-    """The answer body, one line per span, quotes grouped under their speaker."""
+    """The answer body, one line per span, quotes indented under their speaker."""
     lines: list[str] = []
-    current_speaker = None
-    for span in answer.spans:
-        if span.kind == "quote":
-            if span.speaker != current_speaker:
-                lines.append(f"{span.speaker or 'Unattributed'} said:")
-                current_speaker = span.speaker
-            lines.append(f"  {span_text(span)}")
-        else:
-            current_speaker = None
-            lines.append(span_text(span))
+    for heading, span in with_speaker_headings(answer.spans):
+        if heading is not None:
+            lines.append(f"{heading} said:")
+        lines.append(f"  {span_text(span)}" if span.kind == "quote" else span_text(span))
     return lines
 
 
