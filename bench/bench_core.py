@@ -77,7 +77,7 @@ def rss_mb() -> float:
 
 
 def sentence_texts(drafts: list[ArticleDraft]) -> list[str]:
-    texts = []
+    texts: list[str] = []
     for draft in drafts:
         for passage in build_passages(draft.text, paragraphs(draft.text)):
             texts.extend(draft.text[s.start : s.end] for s in passage.sentences)

@@ -223,8 +223,8 @@ def render_passages(reply: PassagesReply) -> list[DiscordMessage]:
 def render_digest(digest: Digest) -> list[DiscordMessage]:
     title = digest.header or "News digest"
     if not digest.stories:
-        since = f" since {digest.since}" if digest.since else ""
-        return pack([f"Nothing new{since}."], title=title, colour=WARNING)
+        # The builder's text says "Nothing new since Mon 30 Nov, 09:00" in the channel's time.
+        return pack([clean(digest.text or "Nothing new.")], title=title, colour=WARNING)
     blocks: list[str] = []
     if digest.late:
         blocks.append("*This digest is late: Byline was offline when it was due.*")

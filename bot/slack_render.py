@@ -282,7 +282,8 @@ def render_digest(reply: DigestReply) -> list[SlackMessage]:
     if digest.late:
         blocks += context(["_This digest is late: Byline was offline at its scheduled time._"])
     if not digest.stories:
-        blocks.append(section(f"Nothing new since {escape(since)}."))
+        # The builder's text says "Nothing new since Mon 30 Nov, 09:00" in the channel's time.
+        blocks.append(section(escape(digest.text or f"Nothing new since {since}.")))
         return split_messages(blocks, _fallback(digest.text or header), reply.private)
     for story in digest.stories:
         units = [f"*{escape(story.headline)}*", *answer_units(story.spans)]
