@@ -10,7 +10,7 @@ from pathlib import Path
 
 from retrieval.errors import BylineError
 
-from . import cli_digest
+from . import cli_digest, cli_eval
 from .cli_feeds import add_feeds_parser, run_feeds, run_ingest
 from .config import Settings, load_environment
 from .logs import configure_logging
@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("chat", help="chat in the terminal")
     commands.add_parser("serve", help="run on the platforms configured in the environment (or the terminal)")
     add_feeds_parser(commands)
+    cli_eval.add_parser(commands)
     return parser
 
 
@@ -71,6 +72,8 @@ def _open(settings: Settings, with_seeds: bool) -> Service:
 
 
 def _run(command: str, args: argparse.Namespace, settings: Settings) -> int:
+    if command == "eval":
+        return cli_eval.run(args)
     if command == "ingest":
         return run_ingest(settings, args.paths, _ingest)
     if command == "feeds":

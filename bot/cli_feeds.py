@@ -49,8 +49,10 @@ def run_feeds(args: argparse.Namespace, settings: Settings) -> int:
                 print("No feeds yet. Add one with `byline feeds add URL`.")
             for feed in feeds:
                 status = f"error: {feed.last_error}" if feed.failures else (feed.last_error or "ok")
-                print(f"{feed.url}\n  {feed.title or '(not fetched yet)'}\n  last fetch: {feed.last_fetch or 'never'}"
-                      f"; articles added: {feed.articles_added}; {status}")
+                print(
+                    f"{feed.url}\n  {feed.title or '(not fetched yet)'}\n  last fetch: {feed.last_fetch or 'never'}"
+                    f"; articles added: {feed.articles_added}; {status}"
+                )
     finally:
         library_store.close()
     return 0

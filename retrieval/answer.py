@@ -187,20 +187,10 @@ def _variant_present(library: Library, token: str) -> bool:
     return False
 
 
-_VOCABULARY: dict[int, tuple[tuple[int, int, int], list[str]]] = {}
-
-
 def _vocabulary(library: Library) -> list[str]:
-    """The index's terms, sorted; rebuilt only when the index has changed."""
-    sparse = library.sparse
-    key, size = id(sparse), (sparse.count(), sparse._total_length, len(sparse._postings))
-    cached = _VOCABULARY.get(key)
-    if cached is None or cached[0] != size:
-        with library.lock:
-            cached = (size, sorted(sparse._postings))
-        _VOCABULARY.clear()
-        _VOCABULARY[key] = cached
-    return cached[1]
+    """The index's terms, sorted."""
+    with library.lock:
+        return library.sparse.sorted_terms()
 
 
 def _typed_first(scored: list[_Scored], question: str, tuning: Tuning) -> list[_Scored] | None:

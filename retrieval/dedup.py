@@ -76,9 +76,11 @@ class NearDuplicates:
 
     def find(self, draft: ArticleDraft) -> Match | None:
         wanted = signature(draft.text)
-        rows = self.store._connect().execute(
-            "SELECT id, key, published FROM articles ORDER BY id DESC LIMIT ?", (self.recent,)
-        ).fetchall()
+        rows = (
+            self.store._connect()
+            .execute("SELECT id, key, published FROM articles ORDER BY id DESC LIMIT ?", (self.recent,))
+            .fetchall()
+        )
         best: Match | None = None
         for row in rows:
             if row["key"] == draft.key:

@@ -165,8 +165,9 @@ class Fetcher:
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         headers = {
             "User-Agent": self.user_agent,
-            "Accept": "text/html,application/xhtml+xml;q=0.9" if kind == "html" else
-            "application/rss+xml,application/atom+xml,application/xml;q=0.9,text/xml;q=0.8,*/*;q=0.5",
+            "Accept": "text/html,application/xhtml+xml;q=0.9"
+            if kind == "html"
+            else "application/rss+xml,application/atom+xml,application/xml;q=0.9,text/xml;q=0.8,*/*;q=0.5",
             "Accept-Encoding": "identity",
         }
         if etag:
@@ -183,8 +184,12 @@ class Fetcher:
                     raise FetchError(url, f"HTTP {status} redirect without a Location")
                 return None, location
             if status == 304:
-                return FetchResult(url, 304, etag=response.getheader("ETag", etag),
-                                   last_modified=response.getheader("Last-Modified", last_modified)), None
+                return FetchResult(
+                    url,
+                    304,
+                    etag=response.getheader("ETag", etag),
+                    last_modified=response.getheader("Last-Modified", last_modified),
+                ), None
             if status >= 400:
                 raise HTTPStatusError(url, status, response.reason or "")
             content_type, charset = _content_type(response.getheader("Content-Type", ""))
@@ -199,8 +204,13 @@ class Fetcher:
             if b"\x00" in body[:8192]:
                 raise UnsupportedContent(url, "the server sent binary data, not text")
             return FetchResult(
-                url, status, body, content_type, charset,
-                etag=response.getheader("ETag", ""), last_modified=response.getheader("Last-Modified", ""),
+                url,
+                status,
+                body,
+                content_type,
+                charset,
+                etag=response.getheader("ETag", ""),
+                last_modified=response.getheader("Last-Modified", ""),
             ), None
         except TimeoutError:
             raise FetchTimeout(url, f"no answer within {self.timeout:g} s") from None
@@ -219,8 +229,9 @@ class _Transient(FetchError):
 def _connection(target: Target, timeout: float) -> http.client.HTTPConnection:
     connection: http.client.HTTPConnection
     if target.scheme == "https":
-        connection = http.client.HTTPSConnection(target.host, target.port, timeout=timeout,
-                                                 context=ssl.create_default_context())
+        connection = http.client.HTTPSConnection(
+            target.host, target.port, timeout=timeout, context=ssl.create_default_context()
+        )
     else:
         connection = http.client.HTTPConnection(target.host, target.port, timeout=timeout)
     address = target.address

@@ -29,6 +29,7 @@ class SparseIndex:
         self._lengths: dict[int, int] = {}
         self._total_length = 0
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._sorted_terms: list[str] | None = None
         # Passage lengths by passage id, for vectorised scoring.
         self._length_array = np.zeros(1024, dtype=np.float32)
 
@@ -38,6 +39,7 @@ class SparseIndex:
     def add(self, doc_id: int, tokens: list[str]) -> None:
         if doc_id in self._lengths:
             self.remove(doc_id, tokens)
+        self._sorted_terms = None
         for term, frequency in Counter(tokens).items():
             self._postings.setdefault(term, {})[doc_id] = frequency
             self._arrays.pop(term, None)
@@ -55,6 +57,7 @@ class SparseIndex:
     def remove(self, doc_id: int, tokens: list[str]) -> None:
         if doc_id not in self._lengths:
             return
+        self._sorted_terms = None
         for term in set(tokens):
             postings = self._postings.get(term)
             if postings is not None:
@@ -64,6 +67,12 @@ class SparseIndex:
                     del self._postings[term]
         self._total_length -= self._lengths.pop(doc_id)
         self._set_length(doc_id, 0)
+
+    def sorted_terms(self) -> list[str]:
+        """Every indexed term in order (for spelling look-ups); cached until the index changes."""
+        if self._sorted_terms is None:
+            self._sorted_terms = sorted(self._postings)
+        return self._sorted_terms
 
     def _term_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         cached = self._arrays.get(term)

@@ -91,9 +91,11 @@ def fetch_page(fetcher: Fetcher, store: Store, url: str) -> FetchedPage | None:
 
 
 def _validators(store: Store, url: str) -> tuple[str, str, str]:
-    row = store._connect().execute(
-        "SELECT etag, last_modified, article_key FROM web_pages WHERE url=?", (url,)
-    ).fetchone()
+    row = (
+        store._connect()
+        .execute("SELECT etag, last_modified, article_key FROM web_pages WHERE url=?", (url,))
+        .fetchone()
+    )
     return (row["etag"], row["last_modified"], row["article_key"]) if row else ("", "", "")
 
 

@@ -149,7 +149,7 @@ def rss(title: str, items: list[tuple[str, str, str]]) -> str:
 def atom(title: str, items: list[tuple[str, str, str]]) -> str:
     """Atom 1.0 with (title, link, summary) entries."""
     entries = "".join(
-        f"<entry><title>{t}</title><link href=\"{link}\"/><id>{link}</id><updated>2024-05-01T10:00:00Z</updated>"
+        f'<entry><title>{t}</title><link href="{link}"/><id>{link}</id><updated>2024-05-01T10:00:00Z</updated>'
         f"<summary>{s}</summary></entry>"
         for t, link, s in items
     )

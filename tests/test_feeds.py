@@ -60,10 +60,15 @@ def test_rss_and_atom_feeds_are_polled_into_the_library(server: FeedServer, fetc
     title2, body2 = bbc("tech/002.txt")
     page1 = server.route("/biz/1", article_html(title1, body1), etag='"p1"')
     page2 = server.route("/news/1", article_html(title2, body2))
-    rss_url = server.route("/rss.xml", rss("Gazette Business", [(title1, page1, "summary")]),
-                           content_type="application/rss+xml", etag='"f1"')
-    atom_url = server.route("/atom.xml", atom("Gazette Sport", [(title2, page2, "summary")]),
-                            content_type="application/atom+xml")
+    rss_url = server.route(
+        "/rss.xml",
+        rss("Gazette Business", [(title1, page1, "summary")]),
+        content_type="application/rss+xml",
+        etag='"f1"',
+    )
+    atom_url = server.route(
+        "/atom.xml", atom("Gazette Sport", [(title2, page2, "summary")]), content_type="application/atom+xml"
+    )
     book = FeedBook(library.store)
     book.add(rss_url, fetcher)
     book.add(atom_url, fetcher)
@@ -98,9 +103,11 @@ def test_bad_feeds_are_recorded_and_do_not_stop_the_others(
         server.route("/broken.xml", "{not: xml <<< at all", content_type="application/rss+xml"),
         server.route("/binary.xml", b"\x00\x01\x02" * 50, content_type="application/octet-stream"),
         server.redirect("/loop.xml", "/loop.xml"),
-        server.route("/ok.xml", rss("Good", [(title, good_page, "x"),
-                                              ("Fallback story", broken_page, "<p>The feed text stands in.</p>")]),
-                     content_type="application/rss+xml"),
+        server.route(
+            "/ok.xml",
+            rss("Good", [(title, good_page, "x"), ("Fallback story", broken_page, "<p>The feed text stands in.</p>")]),
+            content_type="application/rss+xml",
+        ),
     ]
     book = FeedBook(library.store)
     for url in urls:
@@ -136,9 +143,7 @@ def test_same_story_from_two_feeds_is_stored_once(server: FeedServer, fetcher: F
     consistent(library)
 
 
-def test_article_updated_in_place_replaces_the_old_text(
-    server: FeedServer, fetcher: Fetcher, library: Library
-) -> None:
+def test_article_updated_in_place_replaces_the_old_text(server: FeedServer, fetcher: Fetcher, library: Library) -> None:
     title, body = bbc("tech/001.txt")
     old = "The spokesman said the zebra launch was postponed indefinitely."
     new = "The spokesman said the giraffe launch went ahead on Tuesday."
