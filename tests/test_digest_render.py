@@ -8,7 +8,7 @@ import json
 from bot.discord_render import render as render_discord
 from bot.replies import DigestReply
 from bot.slack_render import render as render_slack
-from retrieval.models import Article, AnswerSpan, Citation, Digest, DigestStory
+from retrieval.models import AnswerSpan, Article, Citation, Digest, DigestStory
 
 
 def big_digest(stories: int = 40) -> Digest:
