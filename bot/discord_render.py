@@ -224,7 +224,8 @@ def render_digest(digest: Digest) -> list[DiscordMessage]:
     title = digest.header or "News digest"
     if not digest.stories:
         # The builder's text says "Nothing new since Mon 30 Nov, 09:00" in the channel's time.
-        return pack([clean(digest.text or "Nothing new.")], title=title, colour=WARNING)
+        fallback = f"Nothing new since {format_date(digest.since)}." if digest.since else "Nothing new."
+        return pack([clean(digest.text or fallback)], title=title, colour=WARNING)
     blocks: list[str] = []
     if digest.late:
         blocks.append("*This digest is late: Byline was offline when it was due.*")

@@ -557,7 +557,7 @@ def test_digest_renders_stories_with_sources_and_an_empty_digest_says_so() -> No
     assert message.embeds[0].title == "Daily digest"
     assert "**Derby turns ugly** [1]" in description and "**Sources**" in description and "late" in description
     empty = render(DigestReply(Digest("c", "2026-01-01", "2026-01-02", 0, [], [])))
-    assert "Nothing new since 2026-01-01" in (empty[0].embeds[0].description or "")
+    assert "Nothing new since 1 Jan 2026" in (empty[0].embeds[0].description or "")
 
 
 def test_long_text_reply_is_split_into_messages() -> None:
