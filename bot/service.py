@@ -178,7 +178,8 @@ class Service:
             return TextReply(str(error), private=True, error=True)
         answer_id = self.state.save_answer(asker.platform, asker.user_id, question, answer.to_json())
         if asker.conversation:
-            self.state.remember(asker.conversation, question)
+            # The standalone form, so a follow-up to a follow-up still has the whole context.
+            self.state.remember(asker.conversation, answer.standalone_question or question)
         return AnswerReply(answer, answer_id)
 
     def search(self, query: str) -> Reply:
@@ -229,4 +230,5 @@ def answer_from_json(data: dict) -> Answer:
         message=data.get("message", ""),
         article_count=data.get("article_count", 0),
         interpreted_as=data.get("interpreted_as", ""),
+        standalone_question=data.get("standalone_question", ""),
     )

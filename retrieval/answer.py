@@ -79,6 +79,7 @@ def _abstain(
         message=message or f"I couldn't find that in the {count} article{'s' if count != 1 else ''} I have.",
         closest=hits,
         article_count=count,
+        standalone_question=question.standalone,
     )
     answer.text = render_plain(answer)
     return answer
@@ -229,6 +230,7 @@ def _finish(library: Library, question: Question, spans: list[AnswerSpan], citat
         citations=citations.items,
         article_count=library.store.article_count(),
         interpreted_as=_interpretation(question),
+        standalone_question=question.standalone,
     )
     answer.text = render_plain(answer)
     return answer

@@ -156,6 +156,9 @@ class Answer:
     closest: list[SearchHit] = field(default_factory=list)
     article_count: int = 0
     interpreted_as: str = ""
+    # The question with its conversation folded in ("and Guardiola?" -> "what did Guardiola say
+    # about the referee?"): what a follow-up to this answer builds on.
+    standalone_question: str = ""
 
     def citation(self, n: int) -> Citation:
         return self.citations[n - 1]

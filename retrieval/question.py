@@ -71,6 +71,13 @@ class Question:
     topic_optional: bool = False
 
     @property
+    def standalone(self) -> str:
+        """The question as it would be asked with no conversation before it."""
+        if self.kind == "speaker":
+            return f"what did {self.who} say" + (f" about {self.topic}" if self.topic else "") + "?"
+        return self.text
+
+    @property
     def search_text(self) -> str:
         if self.kind == "speaker":
             return self.topic or self.who

@@ -38,6 +38,16 @@ def test_follow_up_uses_the_conversation(seed_service: Service) -> None:
     assert isinstance(reply, AnswerReply) and reply.answer.spans[0].speaker == "Pep Guardiola"
 
 
+def test_follow_ups_chain_through_the_conversation(seed_service: Service) -> None:
+    asker = Asker("test", "U2", "C2", conversation="test:C2:chain")
+    seed_service.ask("What did Guardiola say about Kompany?", asker)
+    seed_service.ask("and Mourinho?", asker)
+    reply = seed_service.ask("what else did he say?", asker)
+    assert isinstance(reply, AnswerReply)
+    assert reply.answer.spans and all(s.speaker == "Jose Mourinho" for s in reply.answer.spans)
+    assert seed_service.state.history("test:C2:chain")[1].startswith("what did Mourinho say")
+
+
 def test_buttons_state_survives_a_restart(seed_library: Library) -> None:
     state = BotState(seed_library.data_dir / STATE_FILE)
     service = Service(seed_library, state)
