@@ -56,3 +56,19 @@ def test_discord_member_with_manage_channels_may_subscribe(fake: DiscordFake, bo
     reply = followups(fake, interaction)[0]
     assert not any(phrase in text_of(reply) for phrase in REFUSED)
     assert bot.client.service.scheduler.store.subscription("discord", str(fake.channel_payload()["id"])) is not None
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        [{"name": "now", "type": 1, "options": []}],
+        [{"name": "since", "type": 1, "options": [{"name": "when", "type": 3, "value": "2h"}]}],
+        [{"name": "status", "type": 1, "options": []}],
+    ],
+)
+def test_discord_anyone_may_read_digests(fake: DiscordFake, bot: Any, options: list[dict[str, Any]]) -> None:
+    interaction = fake.command("digest", options, permissions=VIEW_AND_SEND)
+    fake.dispatch("INTERACTION_CREATE", interaction)
+    callback(fake, interaction)
+    reply = followups(fake, interaction)[0]
+    assert text_of(reply) and not any(phrase in text_of(reply) for phrase in REFUSED)

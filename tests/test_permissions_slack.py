@@ -3,6 +3,8 @@ real Slack adapter, and allowed for admins."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.test_slack import Bolt, bolt, fake, no_handler_errors  # noqa: F401
@@ -28,3 +30,15 @@ def test_slack_admin_may_subscribe_and_unsubscribe(bolt: Bolt) -> None:  # noqa:
     assert bolt.adapter.service.scheduler.store.subscription("slack", "C1") is not None
     bolt.response(bolt.command("/digest", "unsubscribe", user="UADMIN"))
     assert bolt.adapter.service.scheduler.store.subscription("slack", "C1") is None
+
+
+@pytest.mark.parametrize("text", ["now", "since 2h", "since yesterday", "status"])
+def test_slack_anyone_may_read_digests(bolt: Bolt, text: str) -> None:
+    reply = bolt.response(bolt.command("/digest", text, user="U1"))
+    assert not any(phrase in reply["text"] for phrase in REFUSED)
+    assert "Traceback" not in json.dumps(reply)
+
+
+def test_slack_bad_schedule_gets_an_example(bolt: Bolt) -> None:
+    reply = bolt.response(bolt.command("/digest", "subscribe daily 09:00 Mars/Olympus", user="UADMIN"))
+    assert "Europe/London" in reply["text"], reply["text"]
