@@ -129,6 +129,74 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def report_ingest(ingest: dict[str, float]) -> None:
+    print(
+        f"ingest: {ingest['articles']:.0f} articles, {ingest['sentences']:.0f} sentences: "
+        f"raw encode {ingest['encode_rate']:.0f} sentences/s, ingest {ingest['ingest_rate']:.0f} sentences/s "
+        f"= {ingest['ratio']:.0%} of raw encode"
+    )
+
+
+def build_scaled(drafts: list[ArticleDraft], scale_dir: Path, passages: int) -> None:
+    """The BBC corpus for real, then shuffled replicas until ``passages`` are stored."""
+    embedder = CachedEmbedder()
+    library = Library.open(scale_dir, embedder)
+    started = time.perf_counter()
+    library.add_drafts(drafts)
+    print(
+        f"scale: BBC corpus ingested for real in {time.perf_counter() - started:.0f} s "
+        f"({library.sparse.count()} passages)"
+    )
+    rng = random.Random(7)
+    copy = 1
+    while library.sparse.count() < passages:
+        library.add_drafts(replicate(drafts, copy, rng))
+        copy += 1
+    library.close()
+
+
+def measure_asks(scale_dir: Path, repeats: int) -> None:
+    """Reopen as a warm process would (index files from disk, model warm) and time asks."""
+    embedder = Embedder()
+    embedder.encode(["warm up the model"])
+    rss_open = rss_mb()
+    library = Library.open(scale_dir, embedder)
+    rss_loaded = rss_mb()
+    counts = library.store.counts()
+    data_bytes = sum(f.stat().st_size for f in scale_dir.iterdir() if f.is_file())
+    for question in QUESTIONS:
+        library.ask(question)
+    latencies: list[float] = []
+    by_question: dict[str, list[float]] = {q: [] for q in QUESTIONS}
+    for _ in range(repeats):
+        for question in QUESTIONS:
+            started = time.perf_counter()
+            library.ask(question)
+            elapsed = (time.perf_counter() - started) * 1000
+            latencies.append(elapsed)
+            by_question[question].append(elapsed)
+    embed_times = []
+    for question in QUESTIONS:
+        started = time.perf_counter()
+        embedder.encode([question])
+        embed_times.append((time.perf_counter() - started) * 1000)
+    print(
+        f"scale: {counts['passages']} passages, {counts['sentences']} sentences, {counts['quotes']} quotes, "
+        f"index {library.dense.kind}"
+    )
+    print(
+        f"ask: p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms over "
+        f"{len(latencies)} asks (query embedding alone: p50 {statistics.median(embed_times):.1f} ms)"
+    )
+    slowest = max(by_question, key=lambda q: statistics.median(by_question[q]))
+    print(f"ask: slowest question p50 {statistics.median(by_question[slowest]):.1f} ms: {slowest!r}")
+    print(
+        f"memory: {(rss_loaded - rss_open) * 1024 / counts['passages']:.1f} KB RSS per passage once loaded "
+        f"({rss_loaded:.0f} MB process), {data_bytes / counts['passages'] / 1024:.1f} KB on disk per passage"
+    )
+    library.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -137,6 +205,10 @@ def main() -> int:
     parser.add_argument("--passages", type=int, default=100_000)
     parser.add_argument("--ingest-sample", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--keep", type=Path, help="build the scaled data directory here and keep it; reuse it if it exists"
+    )
+    parser.add_argument("--skip-ingest", action="store_true", help="skip the ingest-throughput measurement")
     args = parser.parse_args()
     if not args.bbc.is_dir():
         print(f"skipped: no BBC corpus at {args.bbc}")
@@ -144,66 +216,13 @@ def main() -> int:
     drafts = [read_article_file(path) for path in iter_article_files([args.bbc])]
     workdir = Path(tempfile.mkdtemp(prefix="byline-bench-"))
     try:
-        sample = random.Random(1).sample(drafts, min(args.ingest_sample, len(drafts)))
-        ingest = bench_ingest(sample, workdir)
-        print(
-            f"ingest: {ingest['articles']} articles, {ingest['sentences']} sentences: "
-            f"raw encode {ingest['encode_rate']:.0f} sentences/s, ingest {ingest['ingest_rate']:.0f} sentences/s "
-            f"= {ingest['ratio']:.0%} of raw encode"
-        )
-
-        embedder = CachedEmbedder()
-        rss_before = rss_mb()
-        library = Library.open(workdir / "scale", embedder)
-        started = time.perf_counter()
-        library.add_drafts(drafts)
-        print(
-            f"scale: BBC corpus ingested for real in {time.perf_counter() - started:.0f} s "
-            f"({library.sparse.count()} passages)"
-        )
-        rng = random.Random(7)
-        copy = 1
-        while library.sparse.count() < args.passages:
-            library.add_drafts(replicate(drafts, copy, rng))
-            copy += 1
-        counts = library.store.counts()
-        data_bytes = sum(f.stat().st_size for f in (workdir / "scale").iterdir() if f.is_file())
-        library.close()
-        embedder.cache.clear()
-        plain = Embedder()  # no cache: every ask pays for its query embedding
-        plain._model = embedder.model
-
-        # Reopen as a fresh, warm process would: index files loaded from disk, model warm.
-        rss_open = rss_mb()
-        library = Library.open(workdir / "scale", plain)
-        rss_loaded = rss_mb()
-        for question in QUESTIONS[:3]:
-            library.ask(question)
-        latencies = []
-        for _ in range(args.repeats):
-            for question in QUESTIONS:
-                started = time.perf_counter()
-                library.ask(question)
-                latencies.append((time.perf_counter() - started) * 1000)
-        embed_times = []
-        for question in QUESTIONS:
-            started = time.perf_counter()
-            plain.encode([question])
-            embed_times.append((time.perf_counter() - started) * 1000)
-        print(
-            f"scale: {counts['passages']} passages, {counts['sentences']} sentences, {counts['quotes']} quotes, "
-            f"index {library.dense.kind}"
-        )
-        print(
-            f"ask: p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms over "
-            f"{len(latencies)} asks (query embedding alone: p50 {statistics.median(embed_times):.1f} ms)"
-        )
-        print(
-            f"memory: {(rss_loaded - rss_open) * 1024 / counts['passages']:.1f} KB RSS per passage once loaded "
-            f"({rss_loaded:.0f} MB process, {rss_before:.0f} MB before building), "
-            f"{data_bytes / counts['passages'] / 1024:.1f} KB on disk per passage"
-        )
-        library.close()
+        if not args.skip_ingest:
+            sample = random.Random(1).sample(drafts, min(args.ingest_sample, len(drafts)))
+            report_ingest(bench_ingest(sample, workdir))
+        scale_dir = args.keep or workdir / "scale"
+        if not (scale_dir / "byline.sqlite3").exists():
+            build_scaled(drafts, scale_dir, args.passages)
+        measure_asks(scale_dir, args.repeats)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0

@@ -285,35 +285,37 @@ def _speaker_words(library: Library) -> dict[str, set[str]]:
     return built
 
 
+# Quotes scored in full (word overlap) after a first ranking by cosine alone: a prolific
+# speaker can have thousands of quotes, and tokenising them all would cost ~100 ms.
+RESCORED_QUOTES = 40
+
+
 def _speaker_answer(library: Library, question: Question, speakers: list[str], tuning: Tuning) -> Answer:
     quotes = [q for q in library.store.quotes_by_speakers(speakers) if len(q.text.split()) >= 2]
+    inside_of = library.store.sentences_in_quotes(speakers)
+    quotes = [q for q in quotes if q.id in inside_of]
     topic_tokens = search_tokens(question.topic)
-    sentences = library.store.sentences_of_articles(sorted({q.article_id for q in quotes}))
-    by_article: dict[int, list[Sentence]] = {}
-    for sentence in sentences:
-        by_article.setdefault(sentence.article_id, []).append(sentence)
-    with library.lock:
-        vectors = library.dense.vectors([s.id for s in sentences])
-    vector_of = {s.id: vectors[i] for i, s in enumerate(sentences)}
     topic_vector = library.embedder.encode_one(question.topic) if question.topic else None
     rarity = library.sparse.max_idf(topic_tokens)
 
     ranked: list[tuple[float, Quote, Sentence]] = []
-    for quote in quotes:
-        inside = [s for s in by_article.get(quote.article_id, []) if s.start < quote.end and quote.start < s.end]
-        if not inside:
-            continue
-        if topic_vector is None:
-            best, score = inside[0], (0.0 if quote.partial else 0.2) + min(len(quote.text), 300) / 3000
-        else:
-            sims = [float(vector_of[s.id] @ topic_vector) for s in inside]
-            best = inside[int(np.argmax(sims))]
-            score = (
-                max(sims)
-                + tuning.lexical_weight * _overlap(topic_tokens, rarity, quote.text)
-                - (0.1 if quote.partial else 0.0)
-            )
-        ranked.append((score, quote, best))
+    if topic_vector is None:
+        for quote in quotes:
+            score = (0.0 if quote.partial else 0.2) + min(len(quote.text), 300) / 3000
+            ranked.append((score, quote, inside_of[quote.id][0]))
+    elif quotes:
+        sentence_ids = sorted({s.id for q in quotes for s in inside_of[q.id]})
+        with library.lock:
+            vectors = library.dense.vectors(sentence_ids)
+        cosine_of = dict(zip(sentence_ids, (vectors @ topic_vector).tolist(), strict=True))
+        first: list[tuple[float, Quote, Sentence]] = []
+        for quote in quotes:
+            best = max(inside_of[quote.id], key=lambda s: cosine_of[s.id])
+            first.append((cosine_of[best.id] - (0.1 if quote.partial else 0.0), quote, best))
+        first.sort(key=lambda item: -item[0])
+        for score, quote, best in first[:RESCORED_QUOTES]:
+            overlap = _overlap(topic_tokens, rarity, quote.text)
+            ranked.append((score + tuning.lexical_weight * overlap, quote, best))
     ranked.sort(key=lambda item: -item[0])
     if not ranked:
         return _abstain(
@@ -333,9 +335,12 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
         if len(chosen) >= tuning.max_quotes or item[0] < ranked[0][0] - tuning.quote_margin:
             break
         if any(
-            item[1].group == c[1].group
-            and item[1].article_id == c[1].article_id
-            and item[1].paragraph == c[1].paragraph
+            (
+                item[1].group == c[1].group
+                and item[1].article_id == c[1].article_id
+                and item[1].paragraph == c[1].paragraph
+            )
+            or item[1].text == c[1].text  # the same words reported in two articles
             for c in chosen
         ):
             continue

@@ -217,12 +217,16 @@ class Store(Database):
         rows = self._connect().execute(f"SELECT * FROM passages WHERE id IN ({marks})", list(ids))
         return {row["id"]: _passage(row) for row in rows}
 
-    def _rows_where_in(self, sql: str, column: str, values: Sequence[object]) -> list[sqlite3.Row]:
-        """``sql WHERE column IN (values) ORDER BY id``; nothing for no values."""
+    def _rows_where_in(
+        self, sql: str, column: str, values: Sequence[object], order_by: str = "id"
+    ) -> list[sqlite3.Row]:
+        """``sql WHERE column IN (values) ORDER BY order_by``; nothing for no values."""
         if not values:
             return []
         marks = ",".join("?" * len(values))
-        return self._connect().execute(f"{sql} WHERE {column} IN ({marks}) ORDER BY id", list(values)).fetchall()
+        return (
+            self._connect().execute(f"{sql} WHERE {column} IN ({marks}) ORDER BY {order_by}", list(values)).fetchall()
+        )
 
     def sentences_of_passages(self, passage_ids: Sequence[int]) -> list[Sentence]:
         return [_sentence(row) for row in self._rows_where_in(_SENTENCE_COLUMNS, "passage_id", passage_ids)]
@@ -235,6 +239,20 @@ class Store(Database):
 
     def quotes_by_speakers(self, speakers: Sequence[str]) -> list[Quote]:
         return [_quote(row) for row in self._rows_where_in("SELECT * FROM quotes", "speaker", speakers)]
+
+    def sentences_in_quotes(self, speakers: Sequence[str]) -> dict[int, list[Sentence]]:
+        """For every quote by these speakers, the sentences it overlaps, by quote id."""
+        rows = self._rows_where_in(
+            "SELECT q.id AS quote_id, s.id AS id, s.article_id, s.passage_id, s.paragraph, s.start, s.end, s.text "
+            "FROM quotes q JOIN sentences s ON s.article_id = q.article_id AND s.start < q.end AND s.end > q.start",
+            "q.speaker",
+            speakers,
+            order_by="s.id",
+        )
+        found: dict[int, list[Sentence]] = {}
+        for row in rows:
+            found.setdefault(row["quote_id"], []).append(_sentence(row))
+        return found
 
     def speakers(self) -> dict[str, int]:
         rows = self._connect().execute("SELECT speaker, count(*) AS n FROM quotes WHERE speaker != '' GROUP BY speaker")
