@@ -73,8 +73,7 @@ def render_plain(answer: Answer) -> str:
         lines.append("")
         lines.append("Closest passages:")
         for hit in answer.closest:
-            snippet = (
-                hit.passage.text if len(hit.passage.text) <= 200 else hit.passage.text[:200].rsplit(" ", 1)[0] + " …"
-            )
+            text = " ".join(hit.passage.text.split())
+            snippet = text if len(text) <= 200 else text[:200].rsplit(" ", 1)[0] + " …"
             lines.append(f"- {snippet} ({citation_line(hit.citation)[4:]})")
     return "\n".join(lines)
