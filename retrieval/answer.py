@@ -288,35 +288,62 @@ def _speaker_words(library: Library) -> dict[str, set[str]]:
 # Quotes scored in full (word overlap) after a first ranking by cosine alone: a prolific
 # speaker can have thousands of quotes, and tokenising them all would cost ~100 ms.
 RESCORED_QUOTES = 40
+# Without a topic ("what did Blair say?") the newest quotes are the ones to show.
+NEWEST_QUOTES = 200
+
+
+def _rank_quotes(
+    library: Library,
+    ranges: list[tuple[int, int, int, bool]],
+    topic_vector: np.ndarray | None,
+    topic_tokens: list[str],
+    tuning: Tuning,
+) -> list[tuple[float, Quote, Sentence]]:
+    """A speaker's quotes, best first: by cosine to the topic over all of them (vectorised),
+    then with word overlap for the best ``RESCORED_QUOTES``."""
+    if topic_vector is None:
+        newest = sorted(ranges, key=lambda r: -r[0])[:NEWEST_QUOTES]
+        quotes = library.store.quotes_by_ids([r[0] for r in newest])
+        first_sentences = library.store.sentences_by_ids([r[1] for r in newest])
+        ranked = [
+            ((0.0 if q.partial else 0.2) + min(len(q.text), 300) / 3000, q, first_sentences[r[1]])
+            for r in newest
+            if (q := quotes.get(r[0])) is not None and r[1] in first_sentences
+        ]
+        return sorted(ranked, key=lambda item: -item[0])
+    firsts = np.fromiter((r[1] for r in ranges), dtype=np.int64, count=len(ranges))
+    lengths = np.fromiter((r[2] - r[1] + 1 for r in ranges), dtype=np.int64, count=len(ranges))
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    sentence_ids = np.repeat(firsts - starts, lengths) + np.arange(int(lengths.sum()))
+    with library.lock:
+        vectors = library.dense.vectors(sentence_ids.tolist())
+    cosines = vectors @ topic_vector
+    best = np.maximum.reduceat(cosines, starts)
+    partial = np.fromiter((r[3] for r in ranges), dtype=bool, count=len(ranges))
+    first_scores = best - 0.1 * partial
+    top = np.argsort(-first_scores)[:RESCORED_QUOTES]
+    best_sentence = {
+        ranges[i][0]: int(sentence_ids[starts[i] + int(np.argmax(cosines[starts[i] : starts[i] + lengths[i]]))])
+        for i in top.tolist()
+    }
+    quotes = library.store.quotes_by_ids(list(best_sentence))
+    sentences = library.store.sentences_by_ids(list(best_sentence.values()))
+    rarity = library.sparse.max_idf(topic_tokens)
+    ranked = []
+    for i in top.tolist():
+        quote = quotes.get(ranges[i][0])
+        sentence = sentences.get(best_sentence[ranges[i][0]])
+        if quote is not None and sentence is not None:
+            overlap = _overlap(topic_tokens, rarity, quote.text)
+            ranked.append((float(first_scores[i]) + tuning.lexical_weight * overlap, quote, sentence))
+    return sorted(ranked, key=lambda item: -item[0])
 
 
 def _speaker_answer(library: Library, question: Question, speakers: list[str], tuning: Tuning) -> Answer:
-    quotes = [q for q in library.store.quotes_by_speakers(speakers) if len(q.text.split()) >= 2]
-    inside_of = library.store.sentences_in_quotes(speakers)
-    quotes = [q for q in quotes if q.id in inside_of]
+    ranges = library.store.speaker_quote_ranges(speakers)
     topic_tokens = search_tokens(question.topic)
     topic_vector = library.embedder.encode_one(question.topic) if question.topic else None
-    rarity = library.sparse.max_idf(topic_tokens)
-
-    ranked: list[tuple[float, Quote, Sentence]] = []
-    if topic_vector is None:
-        for quote in quotes:
-            score = (0.0 if quote.partial else 0.2) + min(len(quote.text), 300) / 3000
-            ranked.append((score, quote, inside_of[quote.id][0]))
-    elif quotes:
-        sentence_ids = sorted({s.id for q in quotes for s in inside_of[q.id]})
-        with library.lock:
-            vectors = library.dense.vectors(sentence_ids)
-        cosine_of = dict(zip(sentence_ids, (vectors @ topic_vector).tolist(), strict=True))
-        first: list[tuple[float, Quote, Sentence]] = []
-        for quote in quotes:
-            best = max(inside_of[quote.id], key=lambda s: cosine_of[s.id])
-            first.append((cosine_of[best.id] - (0.1 if quote.partial else 0.0), quote, best))
-        first.sort(key=lambda item: -item[0])
-        for score, quote, best in first[:RESCORED_QUOTES]:
-            overlap = _overlap(topic_tokens, rarity, quote.text)
-            ranked.append((score + tuning.lexical_weight * overlap, quote, best))
-    ranked.sort(key=lambda item: -item[0])
+    ranked = _rank_quotes(library, ranges, topic_vector, topic_tokens, tuning) if ranges else []
     if not ranked:
         return _abstain(
             library, question, library.embedder.encode_one(question.text), search_tokens(question.text), tuning

@@ -17,10 +17,12 @@ import numpy as np
 from .atomic import write_atomically
 from .embedder import DIMENSION
 
-# One FAISS thread: Byline searches one query at a time from each of a few retrieval workers,
-# and OpenMP's thread start-up per search costs more than it saves (measured on BBC: 17.6 ms
-# per search with two threads, 4.0 ms with one, on this 2-core machine).
-faiss.omp_set_num_threads(1)
+# One FAISS thread per search: Byline searches one query at a time from each of a few
+# retrieval workers, and OpenMP's thread start-up costs more than it saves on one query
+# (measured on BBC: 17.6 ms per search with two threads, 4.0 ms with one, on 2 cores). It is
+# set around each search, not globally: torch shares the OpenMP runtime, and batch embedding
+# at ingest does want every core.
+SEARCH_THREADS = 1
 
 FLAT_LIMIT = 50_000
 # Retrain an IVF index when the corpus has grown this much past what it was trained on.
@@ -84,7 +86,12 @@ class DenseIndex:
         """(ids, scores) of the ``k`` nearest sentences, best first."""
         if self.count() == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        scores, ids = self.index.search(vector.reshape(1, -1).astype(np.float32), min(k, self.count()))
+        threads = faiss.omp_get_max_threads()
+        faiss.omp_set_num_threads(SEARCH_THREADS)
+        try:
+            scores, ids = self.index.search(vector.reshape(1, -1).astype(np.float32), min(k, self.count()))
+        finally:
+            faiss.omp_set_num_threads(threads)
         keep = ids[0] >= 0
         return ids[0][keep], scores[0][keep]
 

@@ -105,6 +105,18 @@ _MIGRATIONS: list[str] = [
         fetched_at TEXT NOT NULL
     );
     """,
+    # Each quote's sentences as an id range (sentence ids run in text order within an
+    # article), so "what did X say" scores a speaker's quotes without a join per question.
+    """
+    ALTER TABLE quotes ADD COLUMN sentence_first INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE quotes ADD COLUMN sentence_last INTEGER NOT NULL DEFAULT 0;
+    UPDATE quotes SET
+        sentence_first = COALESCE((SELECT min(s.id) FROM sentences s WHERE s.article_id = quotes.article_id
+                                   AND s.start < quotes.end AND s.end > quotes.start), 0),
+        sentence_last = COALESCE((SELECT max(s.id) FROM sentences s WHERE s.article_id = quotes.article_id
+                                  AND s.start < quotes.end AND s.end > quotes.start), 0);
+    CREATE INDEX quotes_speaker_sentences ON quotes(speaker, id, sentence_first, sentence_last, partial);
+    """,
 ]
 
 
@@ -240,20 +252,6 @@ class Store(Database):
     def quotes_by_speakers(self, speakers: Sequence[str]) -> list[Quote]:
         return [_quote(row) for row in self._rows_where_in("SELECT * FROM quotes", "speaker", speakers)]
 
-    def sentences_in_quotes(self, speakers: Sequence[str]) -> dict[int, list[Sentence]]:
-        """For every quote by these speakers, the sentences it overlaps, by quote id."""
-        rows = self._rows_where_in(
-            "SELECT q.id AS quote_id, s.id AS id, s.article_id, s.passage_id, s.paragraph, s.start, s.end, s.text "
-            "FROM quotes q JOIN sentences s ON s.article_id = q.article_id AND s.start < q.end AND s.end > q.start",
-            "q.speaker",
-            speakers,
-            order_by="s.id",
-        )
-        found: dict[int, list[Sentence]] = {}
-        for row in rows:
-            found.setdefault(row["quote_id"], []).append(_sentence(row))
-        return found
-
     def speakers(self) -> dict[str, int]:
         rows = self._connect().execute("SELECT speaker, count(*) AS n FROM quotes WHERE speaker != '' GROUP BY speaker")
         return {row["speaker"]: row["n"] for row in rows}
@@ -355,8 +353,8 @@ class Store(Database):
                 )
                 sentence_ids.append(int(cursor.lastrowid or 0))
             connection.executemany(
-                "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial, "
+                "sentence_first, sentence_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         article_id,
@@ -367,11 +365,30 @@ class Store(Database):
                         q.speaker,
                         q.group,
                         int(q.partial),
+                        *_sentence_range(q, sentences, sentence_ids),
                     )
                     for q in quotes
                 ],
             )
         return StoredArticle(article_id, passage_ids, sentence_ids, replace_id)
+
+    def speaker_quote_ranges(self, speakers: Sequence[str]) -> list[tuple[int, int, int, bool]]:
+        """(quote id, first sentence id, last sentence id, partial) of every quote by these speakers."""
+        if not speakers:
+            return []
+        marks = ",".join("?" * len(speakers))
+        rows = self._connect().execute(
+            f"SELECT id, sentence_first, sentence_last, partial FROM quotes "
+            f"WHERE speaker IN ({marks}) AND sentence_first > 0 AND length(text) - length(replace(text, ' ', '')) >= 1",
+            list(speakers),
+        )
+        return [(row[0], row[1], row[2], bool(row[3])) for row in rows]
+
+    def quotes_by_ids(self, ids: Sequence[int]) -> dict[int, Quote]:
+        return {row["id"]: _quote(row) for row in self._rows_where_in("SELECT * FROM quotes", "id", ids)}
+
+    def sentences_by_ids(self, ids: Sequence[int]) -> dict[int, Sentence]:
+        return {row["id"]: _sentence(row) for row in self._rows_where_in(_SENTENCE_COLUMNS, "id", ids)}
 
     def delete_article(self, article_id: int) -> None:
         with self.transaction() as connection:
@@ -423,3 +440,9 @@ def _quote(row: sqlite3.Row) -> Quote:
         row["grp"],
         bool(row["partial"]),
     )
+
+
+def _sentence_range(quote: QuoteRow, sentences: Sequence[SentenceRow], ids: Sequence[int]) -> tuple[int, int]:
+    """The ids of the first and last stored sentence a quote overlaps (0, 0 for none)."""
+    inside = [ids[i] for i, s in enumerate(sentences) if s.start < quote.end and s.end > quote.start]
+    return (inside[0], inside[-1]) if inside else (0, 0)
