@@ -294,45 +294,44 @@ NEWEST_QUOTES = 200
 
 def _rank_quotes(
     library: Library,
-    ranges: list[tuple[int, int, int, bool]],
+    ranges: np.ndarray,
     topic_vector: np.ndarray | None,
     topic_tokens: list[str],
     tuning: Tuning,
 ) -> list[tuple[float, Quote, Sentence]]:
     """A speaker's quotes, best first: by cosine to the topic over all of them (vectorised),
-    then with word overlap for the best ``RESCORED_QUOTES``."""
+    then with word overlap for the best ``RESCORED_QUOTES``. ``ranges`` rows are
+    (quote id, first sentence id, last sentence id, partial)."""
+    quote_ids, firsts, lasts, partial = ranges[:, 0], ranges[:, 1], ranges[:, 2], ranges[:, 3].astype(bool)
     if topic_vector is None:
-        newest = sorted(ranges, key=lambda r: -r[0])[:NEWEST_QUOTES]
-        quotes = library.store.quotes_by_ids([r[0] for r in newest])
-        first_sentences = library.store.sentences_by_ids([r[1] for r in newest])
+        newest = np.argsort(-quote_ids)[:NEWEST_QUOTES]
+        quotes = library.store.quotes_by_ids(quote_ids[newest].tolist())
+        first_sentences = library.store.sentences_by_ids(firsts[newest].tolist())
         ranked = [
-            ((0.0 if q.partial else 0.2) + min(len(q.text), 300) / 3000, q, first_sentences[r[1]])
-            for r in newest
-            if (q := quotes.get(r[0])) is not None and r[1] in first_sentences
+            ((0.0 if q.partial else 0.2) + min(len(q.text), 300) / 3000, q, first_sentences[int(firsts[i])])
+            for i in newest.tolist()
+            if (q := quotes.get(int(quote_ids[i]))) is not None and int(firsts[i]) in first_sentences
         ]
         return sorted(ranked, key=lambda item: -item[0])
-    firsts = np.fromiter((r[1] for r in ranges), dtype=np.int64, count=len(ranges))
-    lengths = np.fromiter((r[2] - r[1] + 1 for r in ranges), dtype=np.int64, count=len(ranges))
+    lengths = lasts - firsts + 1
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     sentence_ids = np.repeat(firsts - starts, lengths) + np.arange(int(lengths.sum()))
     with library.lock:
         vectors = library.dense.vectors(sentence_ids.tolist())
     cosines = vectors @ topic_vector
-    best = np.maximum.reduceat(cosines, starts)
-    partial = np.fromiter((r[3] for r in ranges), dtype=bool, count=len(ranges))
-    first_scores = best - 0.1 * partial
-    top = np.argsort(-first_scores)[:RESCORED_QUOTES]
+    first_scores = np.maximum.reduceat(cosines, starts) - 0.1 * partial
+    top = np.argsort(-first_scores)[:RESCORED_QUOTES].tolist()
     best_sentence = {
-        ranges[i][0]: int(sentence_ids[starts[i] + int(np.argmax(cosines[starts[i] : starts[i] + lengths[i]]))])
-        for i in top.tolist()
+        int(quote_ids[i]): int(sentence_ids[starts[i] + int(np.argmax(cosines[starts[i] : starts[i] + lengths[i]]))])
+        for i in top
     }
     quotes = library.store.quotes_by_ids(list(best_sentence))
     sentences = library.store.sentences_by_ids(list(best_sentence.values()))
     rarity = library.sparse.max_idf(topic_tokens)
     ranked = []
-    for i in top.tolist():
-        quote = quotes.get(ranges[i][0])
-        sentence = sentences.get(best_sentence[ranges[i][0]])
+    for i in top:
+        quote = quotes.get(int(quote_ids[i]))
+        sentence = sentences.get(best_sentence[int(quote_ids[i])])
         if quote is not None and sentence is not None:
             overlap = _overlap(topic_tokens, rarity, quote.text)
             ranked.append((float(first_scores[i]) + tuning.lexical_weight * overlap, quote, sentence))
@@ -343,7 +342,7 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
     ranges = library.store.speaker_quote_ranges(speakers)
     topic_tokens = search_tokens(question.topic)
     topic_vector = library.embedder.encode_one(question.topic) if question.topic else None
-    ranked = _rank_quotes(library, ranges, topic_vector, topic_tokens, tuning) if ranges else []
+    ranked = _rank_quotes(library, ranges, topic_vector, topic_tokens, tuning) if len(ranges) else []
     if not ranked:
         return _abstain(
             library, question, library.embedder.encode_one(question.text), search_tokens(question.text), tuning

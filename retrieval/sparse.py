@@ -105,7 +105,9 @@ class SparseIndex:
             touched.append(ids)
         if not touched:
             return []
-        candidates = np.unique(np.concatenate(touched))
+        # Every passage with a query term has a positive score (idf > 0), so the non-zero
+        # entries are the candidates; cheaper than de-duplicating the postings.
+        candidates = np.flatnonzero(scores)
         candidate_scores = scores[candidates]
         if len(candidates) > k:
             top = np.argpartition(-candidate_scores, k)[:k]

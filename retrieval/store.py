@@ -372,17 +372,20 @@ class Store(Database):
             )
         return StoredArticle(article_id, passage_ids, sentence_ids, replace_id)
 
-    def speaker_quote_ranges(self, speakers: Sequence[str]) -> list[tuple[int, int, int, bool]]:
-        """(quote id, first sentence id, last sentence id, partial) of every quote by these speakers."""
+    def speaker_quote_ranges(self, speakers: Sequence[str]) -> np.ndarray:
+        """Rows of (quote id, first sentence id, last sentence id, partial) for every quote of
+        two words or more by these speakers; a numpy array, as a prolific speaker has thousands."""
         if not speakers:
-            return []
+            return np.zeros((0, 4), dtype=np.int64)
         marks = ",".join("?" * len(speakers))
-        rows = self._connect().execute(
-            f"SELECT id, sentence_first, sentence_last, partial FROM quotes "
-            f"WHERE speaker IN ({marks}) AND sentence_first > 0 AND length(text) - length(replace(text, ' ', '')) >= 1",
+        cursor = self._connect().cursor()
+        cursor.row_factory = None  # plain tuples: several times faster than named rows here
+        rows = cursor.execute(
+            f"SELECT id, sentence_first, sentence_last, partial FROM quotes WHERE speaker IN ({marks}) "
+            "AND sentence_first > 0 AND instr(trim(text), ' ') > 0",
             list(speakers),
-        )
-        return [(row[0], row[1], row[2], bool(row[3])) for row in rows]
+        ).fetchall()
+        return np.array(rows, dtype=np.int64).reshape(-1, 4)
 
     def quotes_by_ids(self, ids: Sequence[int]) -> dict[int, Quote]:
         return {row["id"]: _quote(row) for row in self._rows_where_in("SELECT * FROM quotes", "id", ids)}
