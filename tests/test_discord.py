@@ -261,7 +261,8 @@ def test_reply_follow_up_without_mention_uses_the_earlier_question(
     assert str(second["message_reference"]["message_id"]) == follow_up["id"]
     assert "luck" in text_of(second).lower()
     key = f"discord:{CHANNEL_ID}:{question['id']}"
-    assert seed_service.state.history(key) == [QUESTION, "and what did he say about luck?"]
+    # Remembered in standalone form ("he" resolved), so the chain keeps its whole context.
+    assert seed_service.state.history(key) == [QUESTION, "what did Mourinho say about luck?"]
     # A third turn, replying to the second answer, stays in the same conversation.
     reply_to_second = fake.message_payload("who is the referee?", reference=fake.messages[max(fake.messages)])
     fake.dispatch("MESSAGE_CREATE", reply_to_second)

@@ -217,7 +217,9 @@ def test_mention_is_answered_in_a_thread_and_follow_ups_need_no_mention(bolt: Bo
     second = posts(fake, "C1")[1]
     assert second.params["thread_ts"] == question_ts
     history = bolt.adapter.service.state.history(f"slack:C1:{question_ts}")
-    assert history == [QUESTION, "and what did Guardiola say?"]
+    # Remembered in standalone form, so a follow-up to the follow-up keeps the whole context.
+    assert history == [QUESTION, "what did Guardiola say?"]
+    assert "Guardiola" in json.dumps(second.params["blocks"])
 
     # Not answered: a thread Byline is not in, its own and other bots' messages, edits, joins.
     bolt.event(message(QUESTION, "1700000002.000400", thread_ts="1699999999.000001"))
