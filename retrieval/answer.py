@@ -133,6 +133,8 @@ def answer_question(
         scored = typed
     if not scored or not _confident(scored[0], tuning):
         return _abstain(library, question, vector, tokens, tuning, ranked=ranked)
+    if tuning.names_in_answer_article and _names_missing_from(library, question.text, scored[0].sentence.article_id):
+        return _abstain(library, question, vector, tokens, tuning, ranked=ranked)
     chosen = [scored[0]]
     for candidate in scored[1:]:
         if len(chosen) >= tuning.max_sentences or candidate.score < scored[0].score - tuning.extra_sentence_margin:
@@ -156,6 +158,36 @@ def answer_question(
 _QUESTION_WORDS = frozenset(
     "what who whom whose which when where why how did does do is are was were can could".split()
 )
+
+
+def _question_name_tokens(text: str) -> list[str]:
+    names = re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w’'\-]+|\b\d{2,}\b", text.strip())
+    return search_tokens(" ".join(n for n in names if n.lower() not in _QUESTION_WORDS))
+
+
+def _names_missing_from(library: Library, text: str, article_id: int) -> bool:
+    """Whether a name or number in the question is missing from this article (close variants,
+    such as "Californian" for "California", count as present)."""
+    wanted = {t for t in _question_name_tokens(text) if len(t) >= 3}
+    if not wanted:
+        return False
+    article = library.store.article(article_id, with_text=True)
+    present = set(search_tokens(f"{article.title}\n{article.text}")) if article else set()
+    missing = [t for t in wanted - present if not _close_variant_in(t, present)]
+    # One missing name is often a typo or a paraphrase in the question ("Who did Emma Marry?");
+    # most of them missing, or a missing year, means the article is about something else.
+    return len(missing) >= 2 or len(missing) > len(wanted) / 2 or any(t.isdigit() and len(t) == 4 for t in missing)
+
+
+def _close_variant_in(token: str, terms: set[str]) -> bool:
+    if token.isdigit() or len(token) < 6:
+        return False
+    return any(
+        (len(term) >= 6 and (token.startswith(term) or term.startswith(token)) and abs(len(term) - len(token)) <= 2)
+        or (len(token) >= 7 and one_edit_apart(term, token))
+        for term in terms
+        if term[:3] == token[:3]
+    )
 
 
 def _names_absent(library: Library, text: str) -> bool:

@@ -49,6 +49,10 @@ class Tuning:
     absent_term_weight: float = 0.0
     # Abstain when the question names something (a capitalised word) the corpus never has.
     absent_name_abstains: bool = True
+    # Every name in the question must appear in the answer's own article, not just somewhere
+    # in the corpus ("Who won Eurovision in 2022?" is not answered by a 2005 Eurovision story
+    # that never says 2022).
+    names_in_answer_article: bool = True
     # A passage's dense score adds this share of its second-best sentence's cosine.
     dense_second_weight: float = 0.0
     # Bonus for a sentence holding the kind of thing asked for (a date for "when", a number
