@@ -8,6 +8,7 @@ a "very busy" notice); a "You're #n in line" notice may come before it, at most 
 
 from __future__ import annotations
 
+import argparse
 import gc
 import shutil
 import statistics
@@ -26,7 +27,7 @@ if str(PROJECT) not in sys.path:
     sys.path.insert(0, str(PROJECT))
 
 from bot.limits import LimitSettings  # noqa: E402
-from bot.service import Service  # noqa: E402
+from bot.service import Asker, Service  # noqa: E402
 from bot.state import STATE_FILE, BotState  # noqa: E402
 from retrieval.library import Library  # noqa: E402
 
@@ -239,3 +240,20 @@ def seed_service(limits: LimitSettings | None = None) -> Iterator[Service]:
             service.close()
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def load_main(description: str, run_round: Callable[..., LoadReport]) -> None:
+    """The command line both load benches share: N rounds of Q questions from U users in S seconds."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--rounds", type=int, default=2, help="repeat with new users, to see whether RSS grows")
+    args = parser.parse_args()
+    with seed_service() as service:
+        service.ask("warm-up: what did Mourinho say?", Asker("warm-up", "W", "W"))
+        for round_number in range(args.rounds):
+            result = run_round(service, args.questions, args.users, args.seconds, tag=str(round_number))
+            print(f"round {round_number + 1}:", *result.lines(), sep="\n")
+            if not result.exactly_once:
+                raise SystemExit(f"not exactly once: lost {result.lost}, duplicated {result.duplicated}")

@@ -10,7 +10,6 @@ retrieval would show as a gap; IDENTIFY and RESUME are counted to prove there wa
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import threading
@@ -30,16 +29,16 @@ from bench.load_common import (  # noqa: E402
     Question,
     classify,
     fire,
+    load_main,
     plan,
     report,
     rss_mb,
-    seed_service,
     settle,
     wait_until,
 )
 from bot.config import Settings  # noqa: E402
 from bot.discord_app import BylineClient, configure_endpoints, run_client  # noqa: E402
-from bot.service import Asker, Service  # noqa: E402
+from bot.service import Service  # noqa: E402
 from tests.discord_fake import APP_ID, BOT_USER, CHANNEL_ID, GOOD_TOKEN, GUILD_ID, DiscordFake  # noqa: E402
 
 HEARTBEAT_MS = 1000
@@ -180,19 +179,7 @@ def run_round(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--questions", type=int, default=200)
-    parser.add_argument("--users", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--rounds", type=int, default=2, help="repeat with new users, to see whether RSS grows")
-    args = parser.parse_args()
-    with seed_service() as service:
-        service.ask("warm-up: what did Mourinho say?", Asker("warm-up", "W", "W"))
-        for round_number in range(args.rounds):
-            result = run_round(service, args.questions, args.users, args.seconds, tag=str(round_number))
-            print(f"round {round_number + 1}:", *result.lines(), sep="\n")
-            if not result.exactly_once:
-                raise SystemExit(f"not exactly once: lost {result.lost}, duplicated {result.duplicated}")
+    load_main(__doc__.split("\n\n")[0], run_round)
 
 
 if __name__ == "__main__":
