@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from retrieval.answer import passages_for
 from retrieval.errors import BylineError
@@ -21,6 +21,9 @@ from retrieval.models import Answer, AnswerSpan, Citation
 from .limits import LimitSettings, QueueFull, RateLimiter, RetrievalPool, retry_phrase
 from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 from .state import STATE_FILE, BotState
+
+if TYPE_CHECKING:
+    from .digest_schedule import DigestScheduler
 
 log = logging.getLogger("byline.service")
 
@@ -57,7 +60,7 @@ class Service:
     limits: LimitSettings = field(default_factory=LimitSettings)
     commands: dict[str, Command] = field(default_factory=dict)
     # Set by bot.app.add_features: the digest scheduler, which adapters hand their poster to.
-    scheduler: Any = None
+    scheduler: DigestScheduler | None = None
 
     @classmethod
     def open(cls, data_dir: Path, seeds_dir: Path | None = None, limits: LimitSettings | None = None) -> Service:
