@@ -230,3 +230,10 @@ def test_cli_reports_bad_paths_without_a_traceback(tmp_path: Path) -> None:
 
 def test_seed_folder_exists() -> None:
     assert SEED_FILE.read_text().startswith("---\ntitle:") and SEEDS.is_dir()
+
+
+def test_single_query_embedding_equals_the_batch_encoder(embedder: Embedder) -> None:
+    for text in ["what did Mourinho say about the referee?", "x", "é" * 600, "word " * 400]:
+        single, batch = embedder.encode_one(text), embedder.encode([text])[0]
+        assert single.dtype == batch.dtype and single.shape == batch.shape
+        assert float(abs(single - batch).max()) < 1e-5
