@@ -178,7 +178,7 @@ def measure_asks(scale_dir: Path, repeats: int) -> None:
     embed_times = []
     for question in QUESTIONS:
         started = time.perf_counter()
-        embedder.encode([question])
+        embedder.encode_one(question)
         embed_times.append((time.perf_counter() - started) * 1000)
     print(
         f"scale: {counts['passages']} passages, {counts['sentences']} sentences, {counts['quotes']} quotes, "
