@@ -18,8 +18,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import discord
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
 
 from bench.load_common import (  # noqa: E402
@@ -39,7 +37,15 @@ from bench.load_common import (  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.discord_app import BylineClient, configure_endpoints, run_client  # noqa: E402
 from bot.service import Service  # noqa: E402
-from tests.discord_fake import APP_ID, BOT_USER, CHANNEL_ID, GOOD_TOKEN, GUILD_ID, DiscordFake  # noqa: E402
+from tests.discord_fake import (  # noqa: E402
+    APP_ID,
+    BOT_USER,
+    CHANNEL_ID,
+    GOOD_TOKEN,
+    GUILD_ID,
+    DiscordFake,
+    restored_endpoints,
+)
 
 HEARTBEAT_MS = 1000
 CHANNELS_PER_ROUND = 10
@@ -61,29 +67,28 @@ def connected(service: Service, fake: DiscordFake) -> Iterator[BylineClient]:
         discord_api_url=fake.api_url,
         discord_gateway_url=fake.gateway_url,
     )
-    old = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    configure_endpoints(settings)
-    client = BylineClient(service, settings, guild_ready_timeout=0.05)
-    stop = threading.Event()
-    failures: list[BaseException] = []
+    with restored_endpoints():
+        configure_endpoints(settings)
+        client = BylineClient(service, settings, guild_ready_timeout=0.05)
+        stop = threading.Event()
+        failures: list[BaseException] = []
 
-    def serve() -> None:
+        def serve() -> None:
+            try:
+                asyncio.run(run_client(client, GOOD_TOKEN, stop))
+            except BaseException as error:  # noqa: BLE001 - reported to the caller below
+                failures.append(error)
+
+        thread = threading.Thread(target=serve, name="load-discord-client", daemon=True)
+        thread.start()
         try:
-            asyncio.run(run_client(client, GOOD_TOKEN, stop))
-        except BaseException as error:  # noqa: BLE001 - reported to the caller below
-            failures.append(error)
-
-    thread = threading.Thread(target=serve, name="load-discord-client", daemon=True)
-    thread.start()
-    try:
-        wait_until(lambda: client.is_ready() or bool(failures), 30, "the Discord client to be ready")
-        if failures:
-            raise RuntimeError(f"the Discord client failed to start: {failures[0]!r}")
-        yield client
-    finally:
-        stop.set()
-        thread.join(15)
-        discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old
+            wait_until(lambda: client.is_ready() or bool(failures), 30, "the Discord client to be ready")
+            if failures:
+                raise RuntimeError(f"the Discord client failed to start: {failures[0]!r}")
+            yield client
+        finally:
+            stop.set()
+            thread.join(15)
 
 
 def user(question: Question, tag: str) -> dict[str, Any]:

@@ -280,7 +280,9 @@ class Library:
                 for i, (passage_index, paragraph, start, end) in enumerate(item.sentence_rows)
             ]
             offset += len(rows)
-            self._replace_in_indexes_before(item.replace_id)
+            if item.replace_id is not None:
+                # Drop the old version's vectors and terms; the store drops its rows in put_article.
+                self.remove_from_indexes(item.replace_id)
             stored = self.store.put_article(
                 item.draft, item.content_hash, item.passages, rows, item.quotes, item.replace_id
             )
@@ -300,12 +302,6 @@ class Library:
             if progress:
                 progress(done, total)
         return done
-
-    def _replace_in_indexes_before(self, article_id: int | None) -> None:
-        """Drop an old version's vectors and terms; the store drops its rows in the same step."""
-        if article_id is None:
-            return
-        self.remove_from_indexes(article_id)
 
     def remove_from_indexes(self, article_id: int) -> None:
         sentence_ids = self.store.sentence_ids_of_article(article_id)

@@ -12,6 +12,7 @@ import pytest
 from bot.service import Service
 from retrieval.embedder import Embedder
 from retrieval.library import Library
+from tests.feed_server import FeedServer, running_server
 
 PROJECT = Path(__file__).resolve().parent.parent
 SEEDS = PROJECT / "seeds"
@@ -65,3 +66,10 @@ def seed_service(seed_library: Library) -> Iterator[Service]:
     service = add_features(Service(seed_library, BotState(seed_library.data_dir / STATE_FILE), limits))
     yield service
     service.state.close()
+
+
+@pytest.fixture
+def server() -> Iterator[FeedServer]:
+    """The local web server the feed and fetch tests serve pages and feeds from."""
+    with running_server() as running:
+        yield running

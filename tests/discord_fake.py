@@ -14,7 +14,8 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -542,3 +543,26 @@ class DiscordFake:
         if socket in self._sockets:
             self._sockets.remove(socket)
         return socket
+
+
+@contextmanager
+def restored_endpoints() -> Iterator[None]:
+    """Put discord.py's process-wide API and gateway URLs back after a test pointed them here."""
+    import discord
+
+    old = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    try:
+        yield
+    finally:
+        discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old
+
+
+@contextmanager
+def running_fake() -> Iterator[DiscordFake]:
+    """A started fake, stopped afterwards, with discord.py's endpoints restored."""
+    started = DiscordFake().start()
+    try:
+        with restored_endpoints():
+            yield started
+    finally:
+        started.stop()

@@ -44,6 +44,7 @@ from .discord_fake import (
     OTHER_BOT,
     THREAD_ID,
     DiscordFake,
+    running_fake,
 )
 
 QUESTION = "what did Mourinho say about the referee?"
@@ -75,11 +76,8 @@ class Bot:
 
 @pytest.fixture
 def fake() -> Iterator[DiscordFake]:
-    started = DiscordFake().start()
-    old = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    yield started
-    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old
-    started.stop()
+    with running_fake() as started:
+        yield started
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from retrieval.library import Library
 from retrieval.netguard import Allowlist
 from retrieval.web import ingest_urls
 from tests.conftest import BBC
-from tests.feed_server import FeedServer, article_html, atom, rss, running_server
+from tests.feed_server import FeedServer, article_html, atom, rss
 from tests.fixture_articles import article_text
 
 ADMIN = Asker("terminal", "boss", is_admin=True)
@@ -36,12 +36,6 @@ def bbc(name: str) -> tuple[str, list[str]]:
     else:
         lines = article_text(zlib.crc32(name.encode()) % 1000).split("\n\n")
     return lines[0], [html.escape(p.strip()) for p in lines[1:]]
-
-
-@pytest.fixture
-def server() -> Iterator[FeedServer]:
-    with running_server() as running:
-        yield running
 
 
 @pytest.fixture

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from retrieval.fetch import (
@@ -17,13 +15,7 @@ from retrieval.fetch import (
 )
 from retrieval.netguard import Allowlist, check_url
 from retrieval.web import canonical_url, normalise_url
-from tests.feed_server import FeedServer, running_server
-
-
-@pytest.fixture
-def server() -> Iterator[FeedServer]:
-    with running_server() as running:
-        yield running
+from tests.feed_server import FeedServer
 
 
 @pytest.fixture

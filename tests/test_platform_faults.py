@@ -16,7 +16,7 @@ import pytest
 from bot.service import Service
 from bot.slack_app import SlackAdapter, run
 
-from .discord_fake import APP_ID, CHANNEL_ID, DiscordFake
+from .discord_fake import APP_ID, CHANNEL_ID, DiscordFake, running_fake
 from .slack_fake import FakeSlack, FakeSocketMode
 from .test_discord import Bot, ErrorLog, start_bot
 from .test_discord import mention as discord_mention
@@ -132,13 +132,8 @@ def test_slack_socket_mode_drop_mid_answer_delivers_once_and_reconnects(
 
 @pytest.fixture
 def discord_fake() -> Iterator[DiscordFake]:
-    import discord
-
-    started = DiscordFake().start()
-    old = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    yield started
-    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old
-    started.stop()
+    with running_fake() as started:
+        yield started
 
 
 @pytest.fixture
