@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from retrieval.feeds import FeedBook, poll_feeds
@@ -100,10 +102,8 @@ def ingest_urls_command(settings: Settings, urls: list[str]) -> int:
     return 1 if reply.error else 0
 
 
-def run_ingest(settings: Settings, arguments: list[str], ingest_files: Any) -> int:
+def run_ingest(settings: Settings, arguments: list[str], ingest_files: Callable[[Settings, list[Path]], int]) -> int:
     """``byline ingest`` with any mix of URLs and paths: URLs here, paths by ``ingest_files``."""
-    from pathlib import Path
-
     urls = [a for a in arguments if is_url(a)]
     paths = [Path(a) for a in arguments if not is_url(a)]
     codes = [ingest_urls_command(settings, urls)] if urls else []
