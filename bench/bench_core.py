@@ -186,7 +186,8 @@ def measure_asks(scale_dir: Path, repeats: int) -> None:
     )
     print(
         f"ask: p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms over "
-        f"{len(latencies)} asks (query embedding alone: p50 {statistics.median(embed_times):.1f} ms)"
+        f"{len(latencies)} asks (query embedding alone, {embedder.query_encoder_kind}: "
+        f"p50 {statistics.median(embed_times):.1f} ms)"
     )
     slowest = max(by_question, key=lambda q: statistics.median(by_question[q]))
     print(f"ask: slowest question p50 {statistics.median(by_question[slowest]):.1f} ms: {slowest!r}")

@@ -38,7 +38,10 @@ def _adapters(settings: Settings) -> list[tuple[str, AdapterRun]]:
 
 
 def _background(service: Service, stop: threading.Event) -> list[threading.Thread]:
-    threads = [start_background(service, os.environ, stop)]
+    # Loading the model takes seconds (mostly imports); do it now, not on the first question.
+    warm_up = threading.Thread(target=service.library.warm_up, name="byline-warm-up", daemon=True)
+    warm_up.start()
+    threads = [warm_up, start_background(service, os.environ, stop)]
     if service.scheduler is not None:
         threads.append(service.scheduler.start(stop))
     return threads

@@ -319,6 +319,10 @@ class Library:
 
     # -- questions -----------------------------------------------------------------------
 
+    def warm_up(self) -> None:
+        """Load the model and trace the query encoder, so the first question is not slow."""
+        self.embedder.encode_one("warm up")
+
     def ask(self, question: str, history: Sequence[str] = ()) -> Answer:
         from .answer import answer_question
 
