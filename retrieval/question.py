@@ -14,7 +14,7 @@ MAX_QUESTION_CHARS = 2000
 
 _LEAD = r"^(?:and|but|so|ok|okay|also|then)?[\s,]*"
 _SAY = r"(?:say|said|tell|told|think|thought|claim|admit|reveal|comment|argue|insist|mean|feel|add)"
-_TOPIC = r"(?:\s+(?:about|on|of|regarding|concerning|after|over|when|to|re)\s+(?P<topic>.+?))?"
+_TOPIC = r"(?:\s+(?:about|on|of|regarding|concerning|after|over|when|to|re|at|in|during)\s+(?P<topic>.+?))?"
 _SPEAKER_PATTERNS = [
     re.compile(
         _LEAD

@@ -40,8 +40,11 @@ _AFTER_VERB_CHUNK = re.compile(rf"^[,.!?]?\s*{_VERB}\s+(?P<chunk>[^\"“”.;:!?
 _LOWER_WORDS = r"(?:(?:[A-Z][\w’'\-]*['’]s\s+)?(?:[a-z][\w’'\-]*\s+|[A-Z][\w’'\-]+\s+){0,5}?)"
 _CHUNK_NAME = re.compile(rf"^{_LOWER_WORDS}(?P<speaker>{NAME})$")
 # Attribution before an opening mark: `Ms Hewitt said: "`, `He told the BBC: "`.
+# An apposition may sit between the name and the verb: `David Cameron, MP for Witney, added: "`,
+# unless it is itself the name: `The Shadow Secretary for the Family, Theresa May, said: "`.
 _BEFORE = re.compile(
-    rf"{_SPEAKER},?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}(?:\s+[^:\"“”]{{0,80}}?)?\s*[:,]\s*$"
+    rf"{_SPEAKER}(?:,\s+(?!(?:{NAME}),)[^,:;\"“”]{{1,80}},)?,?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}"
+    rf"(?:\s+[^:\"“”]{{0,80}}?)?\s*[:,]\s*$"
 )
 # A sentence that introduces a quote with a colon: `He also praised the film director: "`.
 _COLON = re.compile(rf"^\s*(?P<speaker>{NAME}|{_PRONOUN})(?:\s+himself|\s+herself)?\s+[^\"“”]{{0,120}}:\s*$")

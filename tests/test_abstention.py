@@ -1,0 +1,117 @@
+"""When Byline answers and when it says it has nothing: names in the question must be in the
+answer's article (allowing typos and inflections), and "what did X say" needs X's words."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from retrieval.embedder import Embedder
+from retrieval.library import Library
+from retrieval.models import ArticleDraft
+
+ARTICLES = [
+    ArticleDraft(
+        key="test:complexity",
+        title="Complexity pioneers honoured",
+        text=(
+            "Juris Hartmanis and Richard Stearns published the paper On the Computational Complexity of "
+            "Algorithms in 1965.\n\nIt laid out the definitions of time and space complexity, and a "
+            "follow-up conference was held in 2009."
+        ),
+    ),
+    ArticleDraft(
+        key="test:queen",
+        title="Queen plan a new tour",
+        text=(
+            "The band Queen have played with many different singers since Freddie Mercury's death in 1991.\n\n"
+            "Brian May, the band's guitarist, said: \"We will tour again next year with a new singer, and it "
+            'will be loud."'
+        ),
+    ),
+    ArticleDraft(
+        key="test:nintendo",
+        title="Handheld console sells well",
+        text=(
+            "The DS went on sale in the US in mid November priced at $150.\n\n"
+            "Nintendo says sales of the DS have exceeded expectations, without giving detailed figures.\n\n"
+            "Players can switch between the two screens with a stylus."
+        ),
+    ),
+    ArticleDraft(
+        key="test:media",
+        title="Media group results",
+        text="The media giant, run by Rupert Murdoch, owns most of the shares in the television company.",
+    ),
+    ArticleDraft(
+        key="test:sandiego",
+        title="Southern California's cities",
+        text=(
+            "The San Diego-Carlsbad metropolitan area includes the city of Oceanside, north of San Diego.\n\n"
+            "Its largest hospital is named after Elizabeth Scripps."
+        ),
+    ),
+    ArticleDraft(
+        key="test:cameron",
+        title="Tories attack the plan",
+        text=(
+            "The government unveiled its plan for council tax on Monday.\n\n"
+            'Conservative policy co-ordinator David Cameron, MP for Witney, added: "If it was not so '
+            'serious it would be funny."'
+        ),
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
+    library = Library.open(Path(tmp_path_factory.mktemp("abstention")) / "data", embedder)
+    library.add_drafts(ARTICLES)
+    yield library
+    library.close()
+
+
+def test_a_typo_early_in_a_name_still_finds_the_article(corpus: Library) -> None:
+    answer = corpus.ask("In what year did Hatmanis and Stearns publish their paper on complexity?")
+    assert answer.answered and "1965" in answer.spans[0].text
+
+
+def test_a_swapped_letter_inside_a_hyphenated_name_still_finds_the_article(corpus: Library) -> None:
+    answer = corpus.ask("Which city does the San Diego-Carslbad metropolitan area include?")
+    assert answer.answered and "Oceanside" in answer.spans[0].text
+
+
+def test_every_name_of_the_question_must_be_in_the_answers_article(corpus: Library) -> None:
+    # The band's story has "Queen", "Freddie" and "Mercury" but no "Elizabeth" (another article
+    # has one): it does not answer a question about someone else.
+    answer = corpus.ask("When did Queen Elizabeth's friend Freddie Mercury die?")
+    assert not answer.answered and "couldn't find" in answer.text
+    answer = corpus.ask("When did Queen singer Freddie Mercury die?")
+    assert answer.answered and "1991" in answer.spans[0].text
+
+
+def test_reported_speech_answers_for_someone_never_quoted(corpus: Library) -> None:
+    answer = corpus.ask("What did Nintendo say about sales?")
+    assert answer.answered and answer.spans[0].text.startswith("Nintendo says sales")
+
+
+def test_someone_never_quoted_or_reported_gets_an_honest_no(corpus: Library) -> None:
+    answer = corpus.ask("What did Rupert Murdoch say about the television company?")
+    assert not answer.answered
+    assert "nothing Rupert Murdoch said" in answer.text
+
+
+def test_a_speakers_quote_must_come_from_an_article_with_the_topics_names(corpus: Library) -> None:
+    # 2009 is in the corpus, but not in the article with Brian May's quote.
+    answer = corpus.ask("What did Brian May say about touring in 2009?")
+    assert not answer.answered and "nothing from Brian May" in answer.text
+    answer = corpus.ask("What did Brian May say about touring?")
+    assert answer.answered and answer.spans[0].speaker == "Brian May"
+
+
+def test_a_speaker_behind_an_apposition_is_attributed(corpus: Library) -> None:
+    answer = corpus.ask("What did David Cameron say?")
+    assert answer.answered and answer.spans[0].speaker == "David Cameron"
+    assert answer.spans[0].text.startswith("If it was not so serious")
