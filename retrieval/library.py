@@ -24,8 +24,8 @@ from .dense import DenseIndex
 from .embedder import Embedder
 from .errors import UnreadableArticle
 from .loader import iter_article_files, read_article_file
-from .models import Answer, ArticleDraft, Citation, Passage, SearchHit
-from .quotes import extract_quotes
+from .models import Answer, ArticleDraft, Citation, Paragraph, Passage, SearchHit
+from .quotes import RULES_VERSION, extract_quotes
 from .segment import build_passages
 from .sparse import SparseIndex
 from .store import PassageRow, QuoteRow, SentenceRow, Store
@@ -37,6 +37,8 @@ STORE_FILE = "byline.sqlite3"
 DENSE_FILE = "sentences.faiss"
 SPARSE_FILE = "passages.bm25"
 INDEX_META_FILE = "index.json"
+# The store's record of the quote rules (``quotes.RULES_VERSION``) its quotes were read with.
+QUOTE_RULES_KEY = "quote_rules"
 
 Progress = Callable[[int, int], None]
 
@@ -131,9 +133,22 @@ class Library:
         except (OSError, ValueError) as error:
             self._note(f"Keyword index {_why(error)}: rebuilt it from the store ({counts['passages']} passages).")
             self._rebuild_sparse()
+        self._reread_old_quotes()
         self.speakers = self.store.speakers()
         if self.messages:
             self._save_indexes()
+
+    def _reread_old_quotes(self) -> None:
+        """Quotes stored under older attribution rules are read again from the stored text, so
+        an upgrade fixes who said what without re-ingesting anything."""
+        if self.store.meta_value(QUOTE_RULES_KEY) == str(RULES_VERSION):
+            return
+        count = self.store.article_count()
+        if count:
+            articles = f"{count} article{'s' if count != 1 else ''}"
+            self._note(f"Re-reading the quotes of {articles} with updated attribution rules (once).")
+        quotes = {article_id: _quote_rows(text, paragraphs(text)) for article_id, text in self.store.article_texts()}
+        self.store.replace_all_quotes(quotes, QUOTE_RULES_KEY, str(RULES_VERSION))
 
     def _note(self, message: str) -> None:
         if self.store.article_count() == 0:
@@ -254,10 +269,7 @@ class Library:
         sentence_rows = [
             (index, s.paragraph, s.start, s.end) for index, passage in enumerate(passages) for s in passage.sentences
         ]
-        quotes = [
-            QuoteRow(q.paragraph, q.start, q.end, q.speaker, q.group, q.partial)
-            for q in extract_quotes(draft.text, found_paragraphs)
-        ]
+        quotes = _quote_rows(draft.text, found_paragraphs)
         return _Prepared(
             draft,
             digest,
@@ -339,6 +351,13 @@ class Library:
         return Citation(
             n, article.id, article.title, article.source, article.url, article.published, paragraph, passage.id
         )
+
+
+def _quote_rows(text: str, found_paragraphs: list[Paragraph]) -> list[QuoteRow]:
+    return [
+        QuoteRow(q.paragraph, q.start, q.end, q.speaker, q.group, q.partial)
+        for q in extract_quotes(text, found_paragraphs)
+    ]
 
 
 def _why(error: Exception) -> str:

@@ -21,6 +21,10 @@ ORGANISATION_ROLES = frozenset(
     """company firm group report statement""".split()  # noqa: SIM905
 )
 
+# Bump when extraction or attribution changes: a library opened with newer rules than its
+# stored quotes were read with re-reads them from the stored article text (no re-embedding).
+RULES_VERSION = 2
+
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
 _PRONOUN = r"(?:he|she|He|She|they|They)"

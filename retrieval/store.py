@@ -8,7 +8,7 @@ records the generation it reflects, so a stale index is detected at start.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -185,6 +185,46 @@ class Store(Database):
 
     def generation(self) -> int:
         return int(self._connect().execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+
+    def meta_value(self, key: str) -> str | None:
+        row = self._connect().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def article_texts(self) -> Iterator[tuple[int, str]]:
+        """Every article's id and stored text, in id order."""
+        cursor = self._connect().cursor()
+        cursor.row_factory = None
+        yield from cursor.execute("SELECT id, text FROM articles ORDER BY id")
+
+    def replace_all_quotes(self, quotes: Mapping[int, Sequence[QuoteRow]], key: str, value: str) -> None:
+        """Replace every article's quotes (``quotes[article_id]``) and set ``meta[key]`` in one
+        write: an interrupted re-read leaves the old quotes and the old marker."""
+        sentence_spans: dict[int, list[tuple[int, int, int]]] = {}
+        for row in self._connect().execute("SELECT article_id, id, start, end FROM sentences ORDER BY id"):
+            sentence_spans.setdefault(row[0], []).append((row[1], row[2], row[3]))
+        texts = dict(self.article_texts())
+        with self.transaction(reindex=False) as connection:  # the FAISS and BM25 files hold no quotes
+            connection.execute("DELETE FROM quotes")
+            connection.executemany(
+                "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial, "
+                "sentence_first, sentence_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        article_id,
+                        q.paragraph,
+                        q.start,
+                        q.end,
+                        texts[article_id][q.start : q.end],
+                        q.speaker,
+                        q.group,
+                        int(q.partial),
+                        *_stored_sentence_range(q, sentence_spans.get(article_id, [])),
+                    )
+                    for article_id, found in quotes.items()
+                    for q in found
+                ],
+            )
+            connection.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def article_count(self) -> int:
         return int(self._connect().execute("SELECT count(*) FROM articles").fetchone()[0])
@@ -443,6 +483,12 @@ def _quote(row: sqlite3.Row) -> Quote:
         row["grp"],
         bool(row["partial"]),
     )
+
+
+def _stored_sentence_range(quote: QuoteRow, sentences: Sequence[tuple[int, int, int]]) -> tuple[int, int]:
+    """Like ``_sentence_range``, over stored (id, start, end) rows."""
+    inside = [sentence_id for sentence_id, start, end in sentences if start < quote.end and end > quote.start]
+    return (inside[0], inside[-1]) if inside else (0, 0)
 
 
 def _sentence_range(quote: QuoteRow, sentences: Sequence[SentenceRow], ids: Sequence[int]) -> tuple[int, int]:

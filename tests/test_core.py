@@ -13,7 +13,7 @@ import pytest
 
 from retrieval.embedder import Embedder
 from retrieval.errors import BadQuestion
-from retrieval.library import DENSE_FILE, SPARSE_FILE, Library
+from retrieval.library import DENSE_FILE, QUOTE_RULES_KEY, SPARSE_FILE, Library
 from retrieval.models import Answer
 
 from .conftest import PROJECT, SEED_FILE, SEEDS
@@ -194,6 +194,28 @@ def test_broken_index_files_are_rebuilt_from_the_store(seed_library: Library, em
         reopened.close()
     again = Library.open(data_dir, embedder)
     assert again.messages == []  # the rebuilt files were saved
+    again.close()
+
+
+def test_quotes_from_older_attribution_rules_are_read_again(seed_library: Library, embedder: Embedder) -> None:
+    # As a data directory written by an older Byline would be: a wrong speaker, an older marker.
+    data_dir = seed_library.data_dir
+    before = seed_library.store.counts()
+    with seed_library.store.transaction(reindex=False) as connection:
+        connection.execute("UPDATE quotes SET speaker = 'Somebody Else' WHERE speaker = 'Jose Mourinho'")
+        connection.execute("UPDATE meta SET value = '1' WHERE key = ?", (QUOTE_RULES_KEY,))
+    seed_library.close()
+    reopened = Library.open(data_dir, embedder)
+    try:
+        assert reopened.messages == ["Re-reading the quotes of 1 article with updated attribution rules (once)."]
+        assert reopened.store.counts() == before  # nothing lost, nothing re-embedded or re-indexed
+        assert "Somebody Else" not in reopened.speakers
+        answer = reopened.ask("what did Mourinho say about the referee?")
+        assert answer.answered and answer.spans[0].speaker == "Jose Mourinho"
+    finally:
+        reopened.close()
+    again = Library.open(data_dir, embedder)
+    assert again.messages == []
     again.close()
 
 
