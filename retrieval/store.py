@@ -206,20 +206,9 @@ class Store(Database):
         with self.transaction(reindex=False) as connection:  # the FAISS and BM25 files hold no quotes
             connection.execute("DELETE FROM quotes")
             connection.executemany(
-                "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial, "
-                "sentence_first, sentence_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _INSERT_QUOTE,
                 [
-                    (
-                        article_id,
-                        q.paragraph,
-                        q.start,
-                        q.end,
-                        texts[article_id][q.start : q.end],
-                        q.speaker,
-                        q.group,
-                        int(q.partial),
-                        *_stored_sentence_range(q, sentence_spans.get(article_id, [])),
-                    )
+                    _quote_values(article_id, texts[article_id], q, sentence_spans.get(article_id, []))
                     for article_id, found in quotes.items()
                     for q in found
                 ],
@@ -392,24 +381,8 @@ class Store(Database):
                     ),
                 )
                 sentence_ids.append(int(cursor.lastrowid or 0))
-            connection.executemany(
-                "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial, "
-                "sentence_first, sentence_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        article_id,
-                        q.paragraph,
-                        q.start,
-                        q.end,
-                        draft.text[q.start : q.end],
-                        q.speaker,
-                        q.group,
-                        int(q.partial),
-                        *_sentence_range(q, sentences, sentence_ids),
-                    )
-                    for q in quotes
-                ],
-            )
+            spans = [(i, s.start, s.end) for i, s in zip(sentence_ids, sentences, strict=True)]
+            connection.executemany(_INSERT_QUOTE, [_quote_values(article_id, draft.text, q, spans) for q in quotes])
         return StoredArticle(article_id, passage_ids, sentence_ids, replace_id)
 
     def speaker_quote_ranges(self, speakers: Sequence[str]) -> np.ndarray:
@@ -485,13 +458,27 @@ def _quote(row: sqlite3.Row) -> Quote:
     )
 
 
-def _stored_sentence_range(quote: QuoteRow, sentences: Sequence[tuple[int, int, int]]) -> tuple[int, int]:
-    """Like ``_sentence_range``, over stored (id, start, end) rows."""
+_INSERT_QUOTE = (
+    "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial, "
+    "sentence_first, sentence_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _quote_values(
+    article_id: int, text: str, quote: QuoteRow, sentences: Sequence[tuple[int, int, int]]
+) -> tuple[int | str, ...]:
+    """A quotes row; ``sentences`` are the article's stored (id, start, end), in text order."""
     inside = [sentence_id for sentence_id, start, end in sentences if start < quote.end and end > quote.start]
-    return (inside[0], inside[-1]) if inside else (0, 0)
-
-
-def _sentence_range(quote: QuoteRow, sentences: Sequence[SentenceRow], ids: Sequence[int]) -> tuple[int, int]:
-    """The ids of the first and last stored sentence a quote overlaps (0, 0 for none)."""
-    inside = [ids[i] for i, s in enumerate(sentences) if s.start < quote.end and s.end > quote.start]
-    return (inside[0], inside[-1]) if inside else (0, 0)
+    first, last = (inside[0], inside[-1]) if inside else (0, 0)  # the sentences the quote overlaps
+    return (
+        article_id,
+        quote.paragraph,
+        quote.start,
+        quote.end,
+        text[quote.start : quote.end],
+        quote.speaker,
+        quote.group,
+        int(quote.partial),
+        first,
+        last,
+    )
