@@ -38,10 +38,7 @@ def _adapters(settings: Settings) -> list[tuple[str, AdapterRun]]:
 
 
 def _background(service: Service, stop: threading.Event) -> list[threading.Thread]:
-    # Loading the model takes seconds (mostly imports); do it now, not on the first question.
-    warm_up = threading.Thread(target=service.library.warm_up, name="byline-warm-up", daemon=True)
-    warm_up.start()
-    threads = [warm_up, start_background(service, os.environ, stop)]
+    threads = [start_background(service, os.environ, stop)]
     if service.scheduler is not None:
         threads.append(service.scheduler.start(stop))
     return threads
@@ -51,6 +48,9 @@ def serve(service: Service, settings: Settings) -> int:
     adapters = _adapters(settings)
     stop = threading.Event()
     threads: list[threading.Thread] = []
+    # Loading the model takes seconds (mostly imports): do it now, not on the first question.
+    warm_up = threading.Thread(target=service.library.warm_up, name="byline-warm-up", daemon=True)
+    warm_up.start()
     try:
         threads += _background(service, stop)
         if not adapters:
@@ -66,4 +66,7 @@ def serve(service: Service, settings: Settings) -> int:
         stop.set()
         for thread in threads:
             thread.join(timeout=10)
+        # Exiting while torch is still loading aborts the process ("terminate called without an
+        # active exception"), so a start that fails early (a missing setting) waits for it.
+        warm_up.join()
     return 0
