@@ -41,6 +41,14 @@ ARTICLES = [
         ),
     ),
     ArticleDraft(
+        key="test:apple",
+        title="Apple's music player",
+        text=(
+            "Apple launched the iPod music player in October 2001.\n\n"
+            "Owners can now watch videos on the newest models, the company said."
+        ),
+    ),
+    ArticleDraft(
         key="test:media",
         title="Media group results",
         text="The media giant, run by Rupert Murdoch, owns most of the shares in the television company.",
@@ -90,6 +98,13 @@ def test_every_name_of_the_question_must_be_in_the_answers_article(corpus: Libra
     assert not answer.answered and "couldn't find" in answer.text
     answer = corpus.ask("When did Queen singer Freddie Mercury die?")
     assert answer.answered and "1991" in answer.spans[0].text
+
+
+def test_a_name_of_several_words_must_appear_as_one(corpus: Library) -> None:
+    # "Apple" and "watch" are both in the iPod story, but not "Apple Watch".
+    assert not corpus.ask("When did Apple launch the Apple Watch?").answered
+    answer = corpus.ask("When did Apple launch the iPod?")
+    assert answer.answered and "October 2001" in answer.spans[0].text
 
 
 def test_reported_speech_answers_for_someone_never_quoted(corpus: Library) -> None:
