@@ -219,14 +219,14 @@ class _MissingNames:
         # from a story that says "switch", but askers capitalise freely ("Who was Guy's
         # Rival?"); on SQuAD it cost as many answers (3) as it caught out-of-corpus questions.
         sequence = search_tokens(f"{article.title}\n{article.text}") if article else []
-        present = set(sequence) | set(_split_hyphens(sequence))  # with "arab" from "Norman-Arab"
+        words = _split_hyphens(sequence)
+        present = set(sequence) | set(words)  # with "arab" from "Norman-Arab"
         # Any name missing means the article is about something else: "When did Queen Elizabeth
         # II die?" is not answered by a story about the band Queen. (Allowing one missing name
         # let four of the 56 fitting questions through.)
         missing = [t for t in self.wanted - present if not _parts_present(t, lambda part: _variant_in(part, present))]
         # A name of several words is one name: "the Apple Watch" is not in a story that has
         # "Apple" and, elsewhere, "watch".
-        words = _split_hyphens(sequence)
         missing += [" ".join(phrase) for phrase in self.phrases if not _phrase_in(phrase, words)]
         return missing
 
