@@ -78,14 +78,15 @@ _TITLE_WORDS = frozenset(
     coach striker defender midfielder goalkeeper captain prime shadow deputy director governor
     mayor senator spokesman spokeswoman leader commissioner general analyst economist
     prosecutor attorney lawyer writer author director producer singer actor actress star
-    founder head editor correspondent officer official presenter host""".split()  # noqa: SIM905
+    founder head editor correspondent officer official presenter host guitarist drummer bassist
+    musician comedian rapper designer""".split()  # noqa: SIM905
 )
 
 # Sentence-initial words that a capitalised run can swallow ("But David Frost said").
 _LEADING_NOISE = frozenset(
     """but and or so yet however meanwhile former ex then now when while after before if also
     although though as at in on for of by with from writer author director festival the a an
-    this that these those his her their its""".split()  # noqa: SIM905
+    this that these those his her their its rival other fellow""".split()  # noqa: SIM905
 )
 
 
@@ -94,6 +95,8 @@ def strip_honorific(name: str) -> str:
     tokens = name.strip().split()
     while len(tokens) > 1 and tokens[0].lower() in _LEADING_NOISE:
         tokens = tokens[1:]
+    if len(tokens) >= 3 and tokens[0].replace("’", "'").endswith("'s"):
+        tokens = tokens[1:]  # "SNP's Nicola Sturgeon", "Britain's Tony Blair"
     tokens = re.sub(rf"^{HONORIFICS}\s+", "", " ".join(tokens)).strip().split()
     for index in range(len(tokens) - 1, -1, -1):
         if tokens[index].lower() in _TITLE_WORDS:

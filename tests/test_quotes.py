@@ -61,6 +61,28 @@ def test_said_name_with_job_title_and_apposition() -> None:
     assert speaker_of(found, "Nobody should panic") == "Tom Brill"
 
 
+def test_apposition_between_name_and_verb_before_the_quote() -> None:
+    text = (
+        'Headline\n\nConservative co-ordinator David Cameron, MP for Witney, added: "It would be funny."\n\n'
+        'The Shadow Secretary for the Family, Theresa May, said: "These plans are desperate."'
+    )
+    found = quotes_of(text)
+    assert speaker_of(found, "It would be funny") == "David Cameron"
+    assert speaker_of(found, "These plans are desperate") == "Theresa May"
+
+
+def test_job_possessive_and_adjective_before_a_name_are_not_part_of_it() -> None:
+    text = (
+        'Headline\n\nGuitarist Brian May said: "We will tour again."\n\n'
+        'The SNP\'s Nicola Sturgeon said: "The first minister should withdraw these remarks."\n\n'
+        'Rival Sony said: "It is a very competitive price point."'
+    )
+    found = quotes_of(text)
+    assert speaker_of(found, "We will tour again") == "Brian May"
+    assert speaker_of(found, "The first minister should") == "Nicola Sturgeon"
+    assert speaker_of(found, "It is a very competitive") == "Sony"
+
+
 @pytest.mark.parametrize("verb", ["added", "insisted", "admitted"])
 def test_pronoun_with_other_speech_verbs(verb: str) -> None:
     text = f'Headline\n\nCoach Marta Lindqvist praised her players after the final. "They never gave up," she {verb}.'
