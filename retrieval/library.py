@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -148,7 +149,12 @@ class Library:
             articles = f"{count} article{'s' if count != 1 else ''}"
             self._note(f"Re-reading the quotes of {articles} with updated attribution rules (once).")
         quotes = {article_id: _quote_rows(text, paragraphs(text)) for article_id, text in self.store.article_texts()}
-        self.store.replace_all_quotes(quotes, QUOTE_RULES_KEY, str(RULES_VERSION))
+        try:
+            self.store.replace_all_quotes(quotes, QUOTE_RULES_KEY, str(RULES_VERSION))
+        except sqlite3.Error as error:  # a full disk, a read-only file: keep the old quotes
+            message = f"Could not update the stored quotes ({error}): kept the old ones; will retry at the next start."
+            log.error(message)
+            self.messages.append(message)
 
     def _note(self, message: str) -> None:
         if self.store.article_count() == 0:

@@ -219,6 +219,30 @@ def test_quotes_from_older_attribution_rules_are_read_again(seed_library: Librar
     again.close()
 
 
+def test_a_failed_quote_re_read_keeps_the_old_quotes(seed_library: Library, embedder: Embedder) -> None:
+    data_dir = seed_library.data_dir
+    before = seed_library.store.counts()
+    with seed_library.store.transaction(reindex=False) as connection:
+        connection.execute("UPDATE meta SET value = '1' WHERE key = ?", (QUOTE_RULES_KEY,))
+        # What a full disk does to the write, done by SQLite itself.
+        connection.execute(
+            "CREATE TRIGGER full_disk BEFORE INSERT ON quotes BEGIN SELECT RAISE(ABORT, 'disk is full'); END"
+        )
+    seed_library.close()
+    reopened = Library.open(data_dir, embedder)
+    try:
+        assert any("Could not update the stored quotes (disk is full)" in m for m in reopened.messages)
+        assert reopened.store.counts() == before
+        assert reopened.ask("what did Mourinho say about the referee?").answered
+        with reopened.store.transaction(reindex=False) as connection:
+            connection.execute("DROP TRIGGER full_disk")
+    finally:
+        reopened.close()
+    again = Library.open(data_dir, embedder)
+    assert again.messages == ["Re-reading the quotes of 1 article with updated attribution rules (once)."]
+    again.close()
+
+
 def test_stale_index_is_detected(seed_library: Library, embedder: Embedder, tmp_path: Path) -> None:
     data_dir = seed_library.data_dir
     saved = {name: (data_dir / name).read_bytes() for name in (DENSE_FILE, SPARSE_FILE, "index.json")}
