@@ -36,6 +36,7 @@ from .discord_views import (
     send_reply,
     view_for,
 )
+from .ingest_commands import upload_refusal
 from .limits import handler_threads, place_in_line
 from .replies import AnswerReply, Reply
 from .service import Asker, Service
@@ -338,9 +339,13 @@ def register_commands(client: BylineClient) -> None:
         interaction: discord.Interaction[Any], url: str | None = None, file: discord.Attachment | None = None
     ) -> None:
         target = url or (file.url if file else "")
-        await slash(
-            interaction, "ingest", lambda asker: service.run_command(f"/ingest {target}".strip(), asker), defer=True
-        )
+
+        def work(asker: Asker) -> Reply:
+            # An attachment's name and size are known before anything is downloaded.
+            refusal = upload_refusal(asker, file.filename, file.size) if file and not url else None
+            return refusal or service.run_command(f"/ingest {target}".strip(), asker)
+
+        await slash(interaction, "ingest", work, defer=True)
 
     digest = app_commands.Group(name="digest", description="News digests for this channel")
 

@@ -37,8 +37,9 @@ def register_ingest(service: Service, fetcher: Fetcher | None = None) -> None:
     service.register(Command("ingest", "/ingest URL", summary, run, admin_only=True))
 
 
-def ingest_upload(service: Service, filename: str, data: bytes, asker: Asker) -> TextReply:
-    """Ingest a file attached to a chat message (.txt, .md, .html); admins only."""
+def upload_refusal(asker: Asker, filename: str, size: int) -> TextReply | None:
+    """Why an attached file will not be read (not an admin, not an article file, too big), or
+    None; checked before the file is downloaded where the platform gives its name and size."""
     if not asker.is_admin:
         return TextReply("Only Byline admins can add articles.", private=True, error=True)
     name = PurePath(filename).name or "upload"
@@ -47,8 +48,18 @@ def ingest_upload(service: Service, filename: str, data: bytes, asker: Asker) ->
         kinds = ", ".join(sorted(SUPPORTED_SUFFIXES))
         shown = suffix or "files without an extension"
         return TextReply(f"{name}: Byline reads {kinds} files, not {shown}.", private=True, error=True)
-    if len(data) > MAX_FILE_BYTES:
-        return TextReply(f"{name}: {len(data) // 1_000_000} MB is too big for one article.", private=True, error=True)
+    if size > MAX_FILE_BYTES:
+        return TextReply(f"{name}: {size / 1_000_000:.1f} MB is too big for one article.", private=True, error=True)
+    return None
+
+
+def ingest_upload(service: Service, filename: str, data: bytes, asker: Asker) -> TextReply:
+    """Ingest a file attached to a chat message (.txt, .md, .html); admins only."""
+    refusal = upload_refusal(asker, filename, len(data))
+    if refusal is not None:
+        return refusal
+    name = PurePath(filename).name or "upload"
+    suffix = PurePath(name).suffix.lower()
     # Keyed by platform and file name: uploading a corrected file replaces the earlier one.
     key = f"upload:{asker.platform}:{name}"
     try:

@@ -426,6 +426,26 @@ def test_digest_and_ingest_commands_reach_the_service(fake: DiscordFake, bot: Bo
     assert_no_pings(fake)
 
 
+def test_ingest_refuses_an_attachment_by_its_name_and_size_before_downloading(fake: DiscordFake, bot: Bot) -> None:
+    def attached(filename: str, size: int) -> dict[str, Any]:
+        attachment_id = str(fake.next_id())
+        payload = fake.command("ingest", [{"name": "file", "type": 11, "value": attachment_id}], permissions=1 << 4)
+        # Nothing listens at port 9: a download attempt would answer with a fetch error instead.
+        url = f"http://127.0.0.1:9/attachments/{filename}"
+        payload["data"]["resolved"] = {
+            "attachments": {
+                attachment_id: {"id": attachment_id, "filename": filename, "size": size, "url": url, "proxy_url": url}
+            }
+        }
+        fake.dispatch("INTERACTION_CREATE", payload)
+        assert callback(fake, payload)["type"] == 5
+        return followups(fake, payload)[0]
+
+    assert "50.0 MB is too big for one article" in text_of(attached("huge.txt", 50_000_000))
+    assert "Byline reads" in text_of(attached("photo.png", 2_000))
+    assert_no_pings(fake)
+
+
 # -- buttons ----------------------------------------------------------------------------------
 
 
