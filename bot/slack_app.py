@@ -17,6 +17,7 @@ import logging
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -142,6 +143,31 @@ def question_text(text: str) -> str:
     return html.unescape(_MENTION.sub(" ", text or "")).strip()
 
 
+# Event ids remembered to skip redeliveries: Slack retries within minutes, and even a busy
+# workspace sends far fewer events than this in that time.
+SEEN_EVENTS = 5_000
+
+
+class _RecentIds:
+    """The last ``size`` ids seen, safe across threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._ids: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def first_time(self, value: str) -> bool:
+        """Whether ``value`` is new; remembers it either way."""
+        with self._lock:
+            if value in self._ids:
+                self._ids.move_to_end(value)
+                return False
+            self._ids[value] = None
+            if len(self._ids) > self.size:
+                self._ids.popitem(last=False)
+            return True
+
+
 class SlackAdapter:
     """The bolt app wired to the service: mentions, DMs, thread follow-ups, commands, buttons."""
 
@@ -174,6 +200,7 @@ class SlackAdapter:
             process_before_response=False,
         )
         self.poster = SlackPoster(self.client)
+        self.seen_events = _RecentIds(SEEN_EVENTS)
         self._register()
 
     def _check_token(self) -> str:
@@ -215,8 +242,12 @@ class SlackAdapter:
             ack()
             # Slack redelivers an event it thinks timed out; we acked the first one at once and
             # are answering it, so a second answer would only be a duplicate.
-            if _first(request.headers.get("x-slack-retry-reason")) == "http_timeout":
-                log.info("Slack: skipped a redelivered event (%s).", body.get("event_id", "?"))
+            # Over Socket Mode a redelivery carries no header, only the same event_id (and over HTTP
+            # after any other retry reason), so ids seen lately are skipped too.
+            event_id = str(body.get("event_id") or "")
+            redelivered = _first(request.headers.get("x-slack-retry-reason")) == "http_timeout"
+            if redelivered or (event_id and not self.seen_events.first_time(event_id)):
+                log.info("Slack: skipped a redelivered event (%s).", event_id or "?")
                 return
             self.work.submit(self._run, work, body, respond)
 

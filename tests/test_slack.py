@@ -595,6 +595,14 @@ def test_socket_mode_acks_envelopes_and_answers(seed_service: Service, fake: Fak
         fake.socket.wait_ack("env-1")
         reply = fake.wait_call("chat.postMessage")
         assert reply.params["thread_ts"] == "1700000009.000100" and "[1]" in all_text(reply.params["blocks"])
+        # A redelivery (the ack was lost, say) comes in a new envelope with the same event_id.
+        redelivery = {"envelope_id": "env-1b", "type": "events_api", "accepts_response_payload": False}
+        fake.socket.push(redelivery | {"payload": event, "retry_attempt": 1, "retry_reason": "timeout"})
+        fake.socket.wait_ack("env-1b")
+        later = event | {"event_id": "EvS2", "event": mention(QUESTION, "1700000009.000200", channel="C2")}
+        fake.socket.push({"envelope_id": "env-1c", "type": "events_api", "payload": later})
+        fake.wait_call("chat.postMessage", lambda c: c.params["channel"] == "C2")
+        assert len(posts(fake, "C1")) == 1
         command = {
             "token": "x",
             "team_id": "T0001",
