@@ -148,9 +148,10 @@ class Library:
         if count:
             articles = f"{count} article{'s' if count != 1 else ''}"
             self._note(f"Re-reading the quotes of {articles} with updated attribution rules (once).")
-        quotes = {article_id: _quote_rows(text, paragraphs(text)) for article_id, text in self.store.article_texts()}
+        texts = dict(self.store.article_texts())
+        quotes = {article_id: _quote_rows(text, paragraphs(text)) for article_id, text in texts.items()}
         try:
-            self.store.replace_all_quotes(quotes, QUOTE_RULES_KEY, str(RULES_VERSION))
+            self.store.replace_all_quotes(texts, quotes, QUOTE_RULES_KEY, str(RULES_VERSION))
         except sqlite3.Error as error:  # a full disk, a read-only file: keep the old quotes
             message = f"Could not update the stored quotes ({error}): kept the old ones; will retry at the next start."
             log.error(message)

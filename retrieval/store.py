@@ -196,13 +196,15 @@ class Store(Database):
         cursor.row_factory = None
         yield from cursor.execute("SELECT id, text FROM articles ORDER BY id")
 
-    def replace_all_quotes(self, quotes: Mapping[int, Sequence[QuoteRow]], key: str, value: str) -> None:
-        """Replace every article's quotes (``quotes[article_id]``) and set ``meta[key]`` in one
-        write: an interrupted re-read leaves the old quotes and the old marker."""
+    def replace_all_quotes(
+        self, texts: Mapping[int, str], quotes: Mapping[int, Sequence[QuoteRow]], key: str, value: str
+    ) -> None:
+        """Replace every article's quotes (``quotes[article_id]``, found in ``texts[article_id]``)
+        and set ``meta[key]`` in one write: an interrupted re-read leaves the old quotes and the
+        old marker."""
         sentence_spans: dict[int, list[tuple[int, int, int]]] = {}
         for row in self._connect().execute("SELECT article_id, id, start, end FROM sentences ORDER BY id"):
             sentence_spans.setdefault(row[0], []).append((row[1], row[2], row[3]))
-        texts = dict(self.article_texts())
         with self.transaction(reindex=False) as connection:  # the FAISS and BM25 files hold no quotes
             connection.execute("DELETE FROM quotes")
             connection.executemany(
