@@ -17,6 +17,7 @@ from bot.service import Service
 from bot.slack_app import SlackAdapter, run
 
 from .discord_fake import APP_ID, CHANNEL_ID, DiscordFake, running_fake
+from .logcheck import logged_errors
 from .slack_fake import FakeSlack, FakeSocketMode
 from .test_discord import Bot, ErrorLog, start_bot
 from .test_discord import mention as discord_mention
@@ -28,10 +29,8 @@ def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     """A failure that is only logged (worker threads, reconnect loops) fails the test."""
     caplog.set_level(logging.WARNING)
     yield
-    failures = [
-        r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith(("slack", "byline", "discord"))
-    ]
-    assert not failures, [r.getMessage() for r in failures]
+    failures = logged_errors(caplog, ("slack", "byline", "discord"))
+    assert not failures, failures
 
 
 # -- Slack ---------------------------------------------------------------------------------

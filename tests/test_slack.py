@@ -31,6 +31,7 @@ from bot.state import BotState
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Article, ArticleDraft, Citation, Digest, DigestStory
 
+from .logcheck import logged_errors
 from .slack_fake import BOT_USER, Call, FakeSlack, FakeSocketMode
 
 SECRET = "test-signing-secret"
@@ -43,8 +44,8 @@ def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     """A listener that fails is only logged by bolt (in a worker thread): make it fail the test."""
     caplog.set_level(logging.WARNING)
     yield
-    failures = [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith(("slack_bolt", "byline"))]
-    assert not failures, [r.getMessage() for r in failures]
+    failures = logged_errors(caplog, ("slack_bolt", "byline"))
+    assert not failures, failures
 
 
 @pytest.fixture
