@@ -22,6 +22,7 @@ from retrieval.embedder import Embedder
 
 from .eval_common import DenseBaseline, Tally, ratio
 from .eval_quotes import load_labels, run_attribution, stored_quotes_verbatim
+from .eval_speakers import load_speaker_questions, run_speaker_questions
 from .eval_squad import build_library, load_ooc, load_squad, run_ooc, run_ooc_baseline, run_squad, run_squad_baseline
 
 HERE = Path(__file__).resolve().parent
@@ -38,7 +39,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         "--ooc",
         type=Path,
         nargs="+",
-        default=[HERE / "data" / "out_of_corpus.txt", HERE / "data" / "out_of_corpus_heldout.txt"],
+        default=[
+            HERE / "data" / "out_of_corpus.txt",
+            HERE / "data" / "out_of_corpus_heldout.txt",
+            HERE / "data" / "out_of_corpus_blind2.txt",
+        ],
         help="out-of-corpus question files; each is reported on its own row, then all together",
     )
     parser.add_argument(
@@ -51,8 +56,14 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         ],
         help="hand-labelled quote files; each is reported on its own rows",
     )
-    parser.add_argument("--skip", nargs="*", default=[], choices=["squad", "ooc", "quotes", "baseline"])
-    parser.add_argument("--errors", action="store_true", help="print each attribution error")
+    parser.add_argument(
+        "--speakers",
+        type=Path,
+        default=HERE / "data" / "speaker_questions.tsv",
+        help="in-corpus 'what did X say about Y' questions (question, article, speaker)",
+    )
+    parser.add_argument("--skip", nargs="*", default=[], choices=["squad", "ooc", "quotes", "baseline", "speakers"])
+    parser.add_argument("--errors", action="store_true", help="print each attribution and speaker-question error")
     return parser.parse_args(argv)
 
 
@@ -158,6 +169,16 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
                 )
             )
         rows.append((f"BBC ask ms p50 / p95 ({library.store.article_count()} articles)", _ms(ours_ooc), "-", ""))
+        if "speakers" not in args.skip and args.speakers.exists():
+            speaker_tally, misses = run_speaker_questions(library, bbc, load_speaker_questions(args.speakers))
+            results["speaker_right"] = ratio(speaker_tally.right, speaker_tally.asked)
+            results["speaker_abstention"] = ratio(speaker_tally.abstained, speaker_tally.asked)
+            rows.append(
+                (f"In-corpus speaker questions right ({speaker_tally.asked} q)", _f(results["speaker_right"]), "-", "")
+            )
+            rows.append(("In-corpus speaker questions abstained", _f(results["speaker_abstention"]), "-", ""))
+            if args.errors:
+                out.extend(f"  speaker miss: {m}" for m in misses)
         checked, good = stored_quotes_verbatim(library)
         results["bbc_quotes_verbatim"] = ratio(good, checked)
         rows.append((f"All stored BBC quotes verbatim ({checked})", _f(ratio(good, checked)), "-", "1.000"))

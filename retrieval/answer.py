@@ -108,13 +108,13 @@ def answer_question(
 ) -> Answer:
     _check(raw_question)
     question = with_context(parse(raw_question), [h for h in history if h.strip()])
-    reported_speaker = ""
+    reported_speaker, reported_topic = "", ""
     if question.kind == "speaker":
         speakers = match_speakers(library, question.who)
         if speakers:
             return _speaker_answer(library, question, speakers, tuning)
         # Never quoted directly: answer only with reported speech of theirs ("Nintendo says ...").
-        reported_speaker = question.who
+        reported_speaker, reported_topic = question.who, question.topic
         question = Question(question.text, "general")
     text = question.search_text
     tokens = search_tokens(text)
@@ -129,6 +129,9 @@ def answer_question(
     scored, _ = _score_sentences(library, ranked, vector, tokens, tuning, question.text)
     if reported_speaker:
         scored = [s for s in scored if _reports_speech_of(reported_speaker, s.sentence.text)]
+        if reported_topic and tuning.topic_in_quote_article:
+            missing = _MissingTerms(library, reported_topic, every_word=True)
+            scored = [s for s in scored if not missing.from_article(s.sentence.article_id)]
         if not scored:
             count = library.store.article_count()
             message = f"I found nothing {reported_speaker} said about that in the {count} articles I have."
@@ -142,7 +145,7 @@ def answer_question(
         scored = typed
     if not scored or not _confident(scored[0], tuning):
         return _abstain(library, question, vector, tokens, tuning, ranked=ranked)
-    if tuning.names_in_answer_article and _MissingNames(library, question.text).from_article(
+    if tuning.names_in_answer_article and _MissingTerms(library, question.text).from_article(
         scored[0].sentence.article_id
     ):
         return _abstain(library, question, vector, tokens, tuning, ranked=ranked)
@@ -167,12 +170,23 @@ def answer_question(
 
 
 _SPEECH = re.compile(rf"\b(?:{SPEECH_VERBS}|according to)\b")
+# How many words may stand between a name and its speech verb: "Volkswagen, meanwhile, says",
+# "said HMV manager Clive Smith". Further away the verb is someone else's ("After beating Amy
+# Winehouse, Jamelia and PJ Harvey to the prize, Joss Stone said").
+_SPEECH_REACH = 3
 
 
 def _reports_speech_of(who: str, text: str) -> bool:
-    """Whether a sentence names this speaker (by surname at least) and reports speech."""
+    """Whether a sentence reports this speaker's words: their name (the surname at least)
+    within a few words of a speech verb."""
     surname = who.replace("’", "'").split()[-1].removesuffix("'s")
-    return bool(re.search(rf"\b{re.escape(surname)}\b", text)) and bool(_SPEECH.search(text))
+    words = [w.replace("’", "'").removesuffix("'s") for w in re.findall(r"[\w’'\-]+", text)]
+    named = [i for i, word in enumerate(words) if word == surname]
+    if not named:
+        return False
+    verbs = [m.start() for m in _SPEECH.finditer(text)]
+    verb_words = {len(re.findall(r"[\w’'\-]+", text[:start])) for start in verbs}
+    return any(abs(v - n) <= _SPEECH_REACH + 1 for v in verb_words for n in named)
 
 
 _QUESTION_WORDS = frozenset(
@@ -180,30 +194,49 @@ _QUESTION_WORDS = frozenset(
 )
 
 
+# A capitalised word is a name unless it starts the question or a sentence of it.
+_NAME_START = r"(?<!^)(?<![.?!] )"
+_NAME = r"[A-Z][\w’'\-]+"
+
+
 def _question_name_tokens(text: str) -> list[str]:
-    names = re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w’'\-]+|\b\d{2,}\b", text.strip())
+    names = re.findall(rf"{_NAME_START}\b{_NAME}|\b\d{{2,}}\b", text.strip())
     return search_tokens(" ".join(n for n in names if n.lower() not in _QUESTION_WORDS))
 
 
-def _question_name_phrases(text: str) -> list[list[str]]:
-    """Names of several words ("Apple Watch", "London Olympics"), as their stemmed tokens."""
-    runs = re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)+", text.strip())
+def _question_name_phrases(text: str, from_start: bool = False) -> list[list[str]]:
+    """Names of several words ("Apple Watch", "London Olympics") or a name and a number
+    ("PlayStation 3" is not "PlayStation 2"), as their stemmed tokens. ``from_start``: the
+    text is a fragment of a question (a topic), so its first word may be a name too."""
+    start = "" if from_start else _NAME_START
+    runs = re.findall(rf"{start}\b{_NAME}(?:\s+(?:{_NAME}|\d+\b))+", text.strip())
     phrases = [_split_hyphens(search_tokens(run)) for run in runs]
     return [phrase for phrase in phrases if len(phrase) >= 2]
+
+
+def _capitalised_tokens(text: str) -> set[str]:
+    return set(search_tokens(" ".join(re.findall(rf"\b{_NAME}", text))))
 
 
 def _split_hyphens(tokens: list[str]) -> list[str]:
     return [part for token in tokens for part in token.split("-") if part]
 
 
-class _MissingNames:
-    """Whether the names and numbers of a question are missing from an article (one lookup per
-    article). Variants count as present: "Californian" for "California", "Arabs" for "Arab"."""
+class _MissingTerms:
+    """Whether the names and numbers of a question (with ``every_word``, all its words) are
+    missing from an article, one lookup per article. Variants count as present: "Californian"
+    for "California", "Arabs" for "Arab", "drinkers" for "drinking"."""
 
-    def __init__(self, library: Library, text: str) -> None:
+    def __init__(self, library: Library, text: str, every_word: bool = False) -> None:
         self.library = library
-        self.wanted = {t for t in _question_name_tokens(text) if len(t) >= 3}
-        self.phrases = _question_name_phrases(text)
+        tokens = search_tokens(text) if every_word else _question_name_tokens(text)
+        self.wanted = {t for t in tokens if len(t) >= 3}
+        self.phrases = _question_name_phrases(text, from_start=every_word)
+        # A topic's names must be names in the article too: "sales of the Switch" is not in a
+        # story where players "switch between the two screens". (Only for topics: in whole
+        # questions askers capitalise freely, "Who was Guy's Rival?", and on SQuAD the same
+        # rule cost as many answers as it caught out-of-corpus questions.)
+        self.capitalised = {t for t in _capitalised_tokens(text) if len(t) >= 3} if every_word else set()
         self.checked: dict[int, bool] = {}
 
     def from_article(self, article_id: int) -> bool:
@@ -215,10 +248,8 @@ class _MissingNames:
 
     def _missing(self, article_id: int) -> list[str]:
         article = self.library.store.article(article_id, with_text=True)
-        # Case is ignored: requiring "Switch" to be written capitalised would keep "the Switch"
-        # from a story that says "switch", but askers capitalise freely ("Who was Guy's
-        # Rival?"); on SQuAD it cost as many answers (3) as it caught out-of-corpus questions.
-        sequence = search_tokens(f"{article.title}\n{article.text}") if article else []
+        full_text = f"{article.title}\n{article.text}" if article else ""
+        sequence = search_tokens(full_text)
         words = _split_hyphens(sequence)
         present = set(sequence) | set(words)  # with "arab" from "Norman-Arab"
         # Any name missing means the article is about something else: "When did Queen Elizabeth
@@ -228,6 +259,10 @@ class _MissingNames:
         # A name of several words is one name: "the Apple Watch" is not in a story that has
         # "Apple" and, elsewhere, "watch".
         missing += [" ".join(phrase) for phrase in self.phrases if not _phrase_in(phrase, words)]
+        if self.capitalised:
+            names = _capitalised_tokens(full_text)
+            names |= set(_split_hyphens(list(names)))
+            missing += [t for t in self.capitalised if not _parts_present(t, lambda part: _variant_in(part, names))]
         return missing
 
 
@@ -479,12 +514,9 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
     on_topic = topic_vector is None or ranked[0][0] >= tuning.speaker_topic_min
     if tuning.absent_name_abstains and question.topic and _names_absent(library, question.topic):
         on_topic = False  # "what did Boris Johnson say about partygate?"
-    if on_topic and question.topic and tuning.names_in_answer_article:
-        # "What did Brown say about the bailout in 2008?" is not answered by a quote from a
-        # story that never says 2008: keep the quotes whose article has the topic's names.
-        missing = _MissingNames(library, question.topic)
-        about = [item for item in ranked[: 4 * tuning.max_quotes] if not missing.from_article(item[1].article_id)]
-        on_topic = bool(about) and (topic_vector is None or about[0][0] >= tuning.speaker_topic_min)
+    elif topic_vector is not None and tuning.topic_in_quote_article:
+        about = _quotes_on_topic(library, ranked[: 4 * tuning.max_quotes], question.topic, topic_vector, tuning)
+        on_topic = bool(about)
         ranked = about or ranked
     if not on_topic and not question.topic_optional:
         # They are quoted, but not on what was asked: say so rather than answer off topic.
@@ -521,6 +553,41 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
         answer.message = f"I found nothing from {question.who} about {question.topic}; here is what they said."
         answer.text = render_plain(answer)
     return answer
+
+
+def _quotes_on_topic(
+    library: Library,
+    ranked: list[tuple[float, Quote, Sentence]],
+    topic: str,
+    topic_vector: np.ndarray,
+    tuning: Tuning,
+) -> list[tuple[float, Quote, Sentence]]:
+    """The ranked quotes that are about the topic, best first; empty when none is.
+
+    A quote is about the topic only if its article has every word of the topic: "What did
+    Kennedy say about his drinking problem?" is not answered from a story with no "drinking"
+    in it, nor "Brown on the banking bailout in 2008" from one without "bailout". Then either
+    the quote itself is close to the topic, or its article is: "What did Cosby's lawyer say
+    about Cosby?" is answered by "He looks forward to moving on with his life", which never
+    names him, because the story it stands in is about him.
+    """
+    missing = _MissingTerms(library, topic, every_word=True)
+    about = [item for item in ranked if not missing.from_article(item[1].article_id)]
+    if not about or about[0][0] >= tuning.speaker_topic_min:
+        return about
+    articles = {item[1].article_id for item in about}
+    close = {a for a in articles if _article_closeness(library, a, topic_vector) >= tuning.speaker_article_min}
+    return [item for item in about if item[1].article_id in close]
+
+
+def _article_closeness(library: Library, article_id: int, vector: np.ndarray) -> float:
+    """The cosine of an article's sentence closest to ``vector``."""
+    ids = library.store.sentence_ids_of_article(article_id)
+    if not ids:
+        return 0.0
+    with library.lock:
+        vectors = library.dense.vectors(ids)
+    return float((vectors @ vector).max())
 
 
 def _quote_window(quote: Quote, best: Sentence) -> tuple[int, int]:

@@ -43,6 +43,8 @@ class Tuning:
     max_quotes: int = 3
     quote_margin: float = 0.12
     speaker_topic_min: float = 0.3
+    # ... or, for a quote further from the topic, its article's closest sentence this close.
+    speaker_article_min: float = 0.45
     redundancy: float = 0.85
     # A question word no stored passage contains counts as this many times the rarest
     # stored word: evidence that the corpus lacks the answer (0 ignores such words).
@@ -53,6 +55,9 @@ class Tuning:
     # in the corpus ("Who won Eurovision in 2022?" is not answered by a 2005 Eurovision story
     # that never says 2022).
     names_in_answer_article: bool = True
+    # "What did X say about Y?" needs every word of Y in the article of X's quote (or of the
+    # sentence reporting X's words).
+    topic_in_quote_article: bool = True
     # A passage's dense score adds this share of its second-best sentence's cosine.
     dense_second_weight: float = 0.0
     # Bonus for a sentence holding the kind of thing asked for (a date for "when", a number

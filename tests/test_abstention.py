@@ -4,10 +4,12 @@ answer's article (allowing typos and inflections), and "what did X say" needs X'
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from retrieval.answer import TUNING, answer_question
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
@@ -60,6 +62,28 @@ ARTICLES = [
             "The San Diego-Carlsbad metropolitan area includes the city of Oceanside, north of San Diego.\n\n"
             "Its largest hospital is named after Elizabeth Scripps."
         ),
+    ),
+    ArticleDraft(
+        key="test:cosby",
+        title="No charges against comedian",
+        text=(
+            "Prosecutors will not charge the comedian Bill Cosby over an allegation of assault, the "
+            "district attorney announced on Thursday.\n\n"
+            '"He looks forward to moving on with his life," said his lawyer Walter Phillips.'
+        ),
+    ),
+    ArticleDraft(
+        key="test:brits",
+        title="Singer wins at the Brits",
+        text=(
+            "After beating Amy Winehouse and Jamelia to the best British female prize, Joss Stone said: "
+            '"I don\'t know what to say."'
+        ),
+    ),
+    ArticleDraft(
+        key="test:playstation",
+        title="Console maker's results",
+        text="Sony launched the PlayStation 2 in 2000.\n\nIts sales rose by 3% last year.",
     ),
     ArticleDraft(
         key="test:cameron",
@@ -130,3 +154,41 @@ def test_a_speaker_behind_an_apposition_is_attributed(corpus: Library) -> None:
     answer = corpus.ask("What did David Cameron say?")
     assert answer.answered and answer.spans[0].speaker == "David Cameron"
     assert answer.spans[0].text.startswith("If it was not so serious")
+
+
+def test_a_name_and_its_number_are_one_name(corpus: Library) -> None:
+    # The story has "PlayStation" and, elsewhere, "3", but not "PlayStation 3".
+    assert not corpus.ask("When did Sony launch the PlayStation 3?").answered
+    answer = corpus.ask("When did Sony launch the PlayStation 2?")
+    assert answer.answered and "2000" in answer.spans[0].text
+
+
+def test_every_word_of_the_topic_must_be_in_the_quotes_article(corpus: Library) -> None:
+    # His quote is about touring, but the story never mentions a farewell.
+    question = "What did Brian May say about a farewell tour?"
+    answer = corpus.ask(question)
+    assert not answer.answered and "nothing from Brian May about a farewell tour" in answer.text
+    assert answer_question(corpus, question, (), replace(TUNING, topic_in_quote_article=False)).answered
+
+
+def test_a_quote_off_the_topics_words_answers_when_its_article_is_about_the_topic(corpus: Library) -> None:
+    question = "What did Walter Phillips say about Cosby?"
+    answer = corpus.ask(question)
+    assert answer.answered and answer.spans[0].speaker == "Walter Phillips"
+    assert answer.spans[0].text == "He looks forward to moving on with his life"
+    # The quote alone is too far from "Cosby": it is the article that makes it the answer.
+    without_article = replace(TUNING, speaker_article_min=1.1)
+    assert not answer_question(corpus, question, (), without_article).answered
+
+
+def test_a_name_near_someone_elses_speech_verb_is_not_reported_speech(corpus: Library) -> None:
+    # Amy Winehouse is never quoted; "Joss Stone said" is not her speaking.
+    answer = corpus.ask("What did Amy Winehouse say about the prize?")
+    assert not answer.answered and "nothing Amy Winehouse said" in answer.text
+
+
+def test_a_topics_name_must_be_a_name_in_the_article(corpus: Library) -> None:
+    # The DS story has "switch" only as a verb.
+    answer = corpus.ask("What did Nintendo say about sales of the Switch?")
+    assert not answer.answered
+    assert corpus.ask("What did Nintendo say about sales of the DS?").answered
