@@ -43,6 +43,8 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
             HERE / "data" / "out_of_corpus.txt",
             HERE / "data" / "out_of_corpus_heldout.txt",
             HERE / "data" / "out_of_corpus_blind2.txt",
+            HERE / "data" / "out_of_corpus_blind3.txt",
+            HERE / "data" / "out_of_corpus_blind4.txt",
         ],
         help="out-of-corpus question files; each is reported on its own row, then all together",
     )
@@ -59,17 +61,20 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--speakers",
         type=Path,
-        default=HERE / "data" / "speaker_questions.tsv",
-        help="in-corpus 'what did X say about Y' questions (question, article, speaker)",
+        nargs="+",
+        default=[HERE / "data" / "speaker_questions.tsv", HERE / "data" / "speaker_questions_blind.tsv"],
+        help="in-corpus 'what did X say about Y' question files (question, article, speaker); one row each",
     )
     parser.add_argument("--skip", nargs="*", default=[], choices=["squad", "ooc", "quotes", "baseline", "speakers"])
     parser.add_argument("--errors", action="store_true", help="print each attribution and speaker-question error")
     return parser.parse_args(argv)
 
 
-def _ooc_name(path: Path) -> str:
-    """ "fit" for the set the abstention rules were designed on, "held-out" for the later one."""
-    return path.stem.removeprefix("out_of_corpus").strip("_").replace("heldout", "held-out") or "fit"
+def _set_name(path: Path, prefix: str, first: str) -> str:
+    """A question file's row name: ``first`` for the set the rules were designed on, else the
+    file's suffix ("held-out", "blind-2")."""
+    suffix = path.stem.removeprefix(prefix).strip("_").replace("heldout", "held-out").replace("blind", "blind-")
+    return suffix.removesuffix("-") or first
 
 
 def _ms(tally: Tally) -> str:
@@ -152,7 +157,7 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
             print("Ingesting the BBC corpus once (2-3 minutes); later runs reuse it.", file=sys.stderr)
         library.ingest([bbc])
         baseline = DenseBaseline(library, embedder) if "baseline" not in args.skip and baseline_threshold else None
-        sets = [(_ooc_name(path), load_ooc(path)) for path in ooc_files]
+        sets = [(_set_name(path, "out_of_corpus", "fit"), load_ooc(path)) for path in ooc_files]
         if len(sets) > 1:
             sets.append(("all", [q for _, questions in sets for q in questions]))
         for name, questions_ooc in sets:
@@ -169,14 +174,14 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
                 )
             )
         rows.append((f"BBC ask ms p50 / p95 ({library.store.article_count()} articles)", _ms(ours_ooc), "-", ""))
-        if "speakers" not in args.skip and args.speakers.exists():
-            speaker_tally, misses = run_speaker_questions(library, bbc, load_speaker_questions(args.speakers))
-            results["speaker_right"] = ratio(speaker_tally.right, speaker_tally.asked)
-            results["speaker_abstention"] = ratio(speaker_tally.abstained, speaker_tally.asked)
-            rows.append(
-                (f"In-corpus speaker questions right ({speaker_tally.asked} q)", _f(results["speaker_right"]), "-", "")
-            )
-            rows.append(("In-corpus speaker questions abstained", _f(results["speaker_abstention"]), "-", ""))
+        for path in [p for p in args.speakers if p.exists()] if "speakers" not in args.skip else []:
+            name = _set_name(path, "speaker_questions", "fit")
+            speaker_tally, misses = run_speaker_questions(library, bbc, load_speaker_questions(path))
+            results[f"speaker_right_{name}"] = ratio(speaker_tally.right, speaker_tally.asked)
+            results[f"speaker_abstention_{name}"] = ratio(speaker_tally.abstained, speaker_tally.asked)
+            label = f"In-corpus speaker questions, {name} ({speaker_tally.asked} q)"
+            rows.append((f"{label}: right", _f(results[f"speaker_right_{name}"]), "-", ""))
+            rows.append((f"{label}: abstained", _f(results[f"speaker_abstention_{name}"]), "-", ""))
             if args.errors:
                 out.extend(f"  speaker miss: {m}" for m in misses)
         checked, good = stored_quotes_verbatim(library)

@@ -230,8 +230,11 @@ class _MissingTerms:
     def __init__(self, library: Library, text: str, every_word: bool = False) -> None:
         self.library = library
         tokens = search_tokens(text) if every_word else _question_name_tokens(text)
-        self.wanted = {t for t in tokens if len(t) >= 3}
+        # Every number of a topic counts, however short: "the 7/7 bombings" (as "7 7").
+        self.wanted = {t for t in tokens if len(t) >= 3 or (every_word and t.isdigit())}
         self.phrases = _question_name_phrases(text, from_start=every_word)
+        if every_word:
+            self.phrases += [search_tokens(n) for n in re.findall(r"\b\d+(?:[/.\-]\d+)+\b", text)]
         # A topic's names must be names in the article too: "sales of the Switch" is not in a
         # story where players "switch between the two screens". (Only for topics: in whole
         # questions askers capitalise freely, "Who was Guy's Rival?", and on SQuAD the same

@@ -66,8 +66,8 @@ class Question:
     who: str = ""
     topic: str = ""
     # An answer off the topic is still what the user asked for: the topic came from an
-    # earlier question ("and what did Guardiola say?"), or any reaction is the answer
-    # ("how did Mourinho react to the defeat?").
+    # earlier question ("and what did Guardiola say?"). (A reaction, "how did Mourinho react
+    # to the defeat?", is not: it is found through its article being about the defeat.)
     topic_optional: bool = False
 
     @property
@@ -100,7 +100,7 @@ def parse(question: str) -> Question:
             who = _clean_who(match.group("who"))
             if who:
                 topic = _clean_topic(match.groupdict().get("topic") or "")
-                return Question(text, "speaker", who, topic, topic_optional=pattern is _SPEAKER_PATTERNS[1])
+                return Question(text, "speaker", who, topic)
     match = _WHO_SAID.match(text)
     if match:
         return Question(text, "who_said", topic=_clean_topic(match.group("topic")))

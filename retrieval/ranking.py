@@ -151,9 +151,17 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(rf"\b(?:1\d{{3}}|20\d{{2}}|\d{{1,2}}(?:st|nd|rd|th) century|{_MONTHS}|century|decade|BC|AD)\b"),
     ),
     (
+        # An amount: "One of the key elements of the Nokia and Microsoft deal" does not say how
+        # much Microsoft paid.
+        re.compile(r"^how much\b", re.I),
         re.compile(
-            r"^(?:how many|how much|how long|how old|how far|how large|how big|what percentage|what proportion)\b", re.I
+            rf"\d|[$£€]|\b(?:{_NUMBER_WORDS})\s+(?:million|billion|thousand|hundred|pounds?|dollars?|euros?|per\s?cent)\b"
+            r"|\b(?:half|quarter|third)\b",
+            re.I,
         ),
+    ),
+    (
+        re.compile(r"^(?:how many|how long|how old|how far|how large|how big|what percentage|what proportion)\b", re.I),
         re.compile(rf"\b(?:\d[\d,.]*|{_NUMBER_WORDS})\b", re.I),
     ),
     (re.compile(r"^(?:who|whom|whose)\b", re.I), re.compile(r"(?<=\S )[A-Z][a-z]+")),

@@ -67,8 +67,8 @@ ARTICLES = [
         key="test:cosby",
         title="No charges against comedian",
         text=(
-            "Prosecutors will not charge the comedian Bill Cosby over an allegation of assault, the "
-            "district attorney announced on Thursday.\n\n"
+            "The district attorney announced on Thursday the decision not to charge the comedian Bill "
+            "Cosby over an allegation of assault.\n\n"
             '"He looks forward to moving on with his life," said his lawyer Walter Phillips.'
         ),
     ),
@@ -84,6 +84,14 @@ ARTICLES = [
         key="test:playstation",
         title="Console maker's results",
         text="Sony launched the PlayStation 2 in 2000.\n\nIts sales rose by 3% last year.",
+    ),
+    ArticleDraft(
+        key="test:nokia",
+        title="Phones to play music",
+        text=(
+            "One of the key elements of the Nokia and Microsoft deal is the agreed ability to transfer "
+            "songs between a handset and a PC."
+        ),
     ),
     ArticleDraft(
         key="test:cameron",
@@ -192,3 +200,17 @@ def test_a_topics_name_must_be_a_name_in_the_article(corpus: Library) -> None:
     answer = corpus.ask("What did Nintendo say about sales of the Switch?")
     assert not answer.answered
     assert corpus.ask("What did Nintendo say about sales of the DS?").answered
+
+
+def test_how_much_needs_an_amount(corpus: Library) -> None:
+    # "One of the key elements" holds a number word, not an amount.
+    assert not corpus.ask("How much did Microsoft pay for the Nokia deal?").answered
+    answer = corpus.ask("How much did the DS cost?")
+    assert answer.answered and "$150" in answer.spans[0].text
+
+
+def test_a_reaction_to_something_absent_is_an_honest_no(corpus: Library) -> None:
+    answer = corpus.ask("How did Brian May react to the farewell tour?")
+    assert not answer.answered and "nothing from Brian May about the farewell tour" in answer.text
+    answer = corpus.ask("How did Walter Phillips react to the decision not to charge Cosby?")
+    assert answer.answered and answer.spans[0].speaker == "Walter Phillips"
