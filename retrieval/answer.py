@@ -369,7 +369,12 @@ def _typed_first(scored: list[_Scored], question: str, tuning: Tuning) -> list[_
     if wanted is None or not tuning.type_window:
         return scored
     window = scored[: tuning.type_window]
-    typed = [s for s in window if wanted.search(s.sentence.text)]
+    asked = set(search_tokens(question))
+    # The thing asked for is not one the question already names: "Who was the first Labour
+    # leader after Tony Blair?" is not answered by a sentence whose only names are Labour and Blair.
+    typed = [
+        s for s in window if any(not set(search_tokens(m.group())) <= asked for m in wanted.finditer(s.sentence.text))
+    ]
     if not typed:
         return None
     return typed + [s for s in scored if s not in typed]

@@ -155,7 +155,8 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # much Microsoft paid.
         re.compile(r"^how much\b", re.I),
         re.compile(
-            rf"\d|[$£€]|\b(?:{_NUMBER_WORDS})\s+(?:million|billion|thousand|hundred|pounds?|dollars?|euros?|per\s?cent)\b"
+            # A year is not an amount ("... in September 2004" does not say what Gatwick sold for).
+            rf"\b(?!(?:1[89]|20)\d\d\b)\d|[$£€]|\b(?:{_NUMBER_WORDS})\s+(?:million|billion|thousand|hundred|pounds?|dollars?|euros?|per\s?cent)\b"
             r"|\b(?:half|quarter|third)\b",
             re.I,
         ),

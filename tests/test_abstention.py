@@ -94,6 +94,16 @@ ARTICLES = [
         ),
     ),
     ArticleDraft(
+        key="test:labour",
+        title="A record for the prime minister",
+        text="Tony Blair became the first Labour leader to win two full terms.",
+    ),
+    ArticleDraft(
+        key="test:airport",
+        title="Airport plans",
+        text="BAA launched consultations on the expansion of Gatwick in September 2004.",
+    ),
+    ArticleDraft(
         key="test:cameron",
         title="Tories attack the plan",
         text=(
@@ -214,3 +224,13 @@ def test_a_reaction_to_something_absent_is_an_honest_no(corpus: Library) -> None
     assert not answer.answered and "nothing from Brian May about the farewell tour" in answer.text
     answer = corpus.ask("How did Walter Phillips react to the decision not to charge Cosby?")
     assert answer.answered and answer.spans[0].speaker == "Walter Phillips"
+
+
+def test_who_needs_a_name_the_question_does_not_already_have(corpus: Library) -> None:
+    assert not corpus.ask("Who was the first Labour leader after Tony Blair?").answered
+    answer = corpus.ask("Who was the first Labour leader to win two full terms?")
+    assert answer.answered and "Blair" in answer.spans[0].text
+
+
+def test_a_year_is_not_an_amount(corpus: Library) -> None:
+    assert not corpus.ask("How much did BAA sell Gatwick for?").answered
