@@ -194,9 +194,10 @@ _QUESTION_WORDS = frozenset(
 )
 
 
-# A capitalised word is a name unless it starts the question or a sentence of it.
+# A capitalised word is a name unless it starts the question or a sentence of it; so is a word
+# with a capital inside ("iPhone", "eBay").
 _NAME_START = r"(?<!^)(?<![.?!] )"
-_NAME = r"[A-Z][\w’'\-]+"
+_NAME = r"(?:[A-Z][\w’'\-]+|[a-z]+[A-Z][\w’'\-]*)"
 
 
 def _question_name_tokens(text: str) -> list[str]:

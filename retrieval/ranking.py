@@ -148,7 +148,11 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"|which year|what century|in which century|what decade)\b",
             re.I,
         ),
-        re.compile(rf"\b(?:1\d{{3}}|20\d{{2}}|\d{{1,2}}(?:st|nd|rd|th) century|{_MONTHS}|century|decade|BC|AD)\b"),
+        # Years with their decades ("the 1050s") and, after a preposition, early years ("in 911").
+        re.compile(
+            rf"\b(?:1\d{{3}}s?|20\d{{2}}s?|\d{{1,2}}(?:st|nd|rd|th) century|{_MONTHS}|century|decade|BC|AD)\b"
+            r"|\b(?:in|since|by|from|until|around|circa|about|before|after)\s+\d{3}\b"
+        ),
     ),
     (
         # An amount: "One of the key elements of the Nokia and Microsoft deal" does not say how
