@@ -19,7 +19,7 @@ from .people import SPEECH_VERBS, one_edit_apart
 from .question import MAX_QUESTION_CHARS, Question, parse, with_context
 from .ranking import TUNING, Tuning, _overlap, _rank_passages, _score_sentences, _Scored, answer_type
 from .render import render_plain
-from .text import search_tokens
+from .text import search_tokens, without_accents
 
 if TYPE_CHECKING:
     from .library import Library
@@ -143,7 +143,8 @@ def answer_question(
         if typed is None:
             return _abstain(library, question, vector, tokens, tuning, ranked=ranked)
         scored = typed
-    if not scored or not _confident(scored[0], tuning):
+    other_words = _words_besides_names(question.text)
+    if not scored or not _confident(scored[0], tuning, other_words):
         return _abstain(library, question, vector, tokens, tuning, ranked=ranked)
     if tuning.names_in_answer_article and _MissingTerms(library, question.text).from_article(
         scored[0].sentence.article_id
@@ -154,7 +155,7 @@ def answer_question(
         if len(chosen) >= tuning.max_sentences or candidate.score < scored[0].score - tuning.extra_sentence_margin:
             break
         if all(float(candidate.vector @ c.vector) < tuning.redundancy for c in chosen) and _confident(
-            candidate, tuning
+            candidate, tuning, other_words
         ):
             chosen.append(candidate)
     citations = _Citations(library)
@@ -179,7 +180,8 @@ _SPEECH_REACH = 3
 def _reports_speech_of(who: str, text: str) -> bool:
     """Whether a sentence reports this speaker's words: their name (the surname at least)
     within a few words of a speech verb."""
-    surname = who.replace("’", "'").split()[-1].removesuffix("'s")
+    surname = without_accents(who).replace("’", "'").split()[-1].removesuffix("'s")
+    text = without_accents(text)
     words = [w.replace("’", "'").removesuffix("'s") for w in re.findall(r"[\w’'\-]+", text)]
     named = [i for i, word in enumerate(words) if word == surname]
     if not named:
@@ -381,7 +383,19 @@ def _typed_first(scored: list[_Scored], question: str, tuning: Tuning) -> list[_
     return typed + [s for s in scored if s not in typed]
 
 
-def _confident(item: _Scored, tuning: Tuning) -> bool:
+def _words_besides_names(question: str) -> frozenset[str]:
+    """The question's search words that are not its names or numbers."""
+    names = set(_question_name_tokens(question))
+    return frozenset(t for t in search_tokens(question) if t not in names)
+
+
+def _confident(item: _Scored, tuning: Tuning, other_words: frozenset[str] = frozenset()) -> bool:
+    """Whether a sentence is close enough to answer: by meaning alone, or by meaning and shared
+    words. Shared names alone are weak evidence: "Who was the first person to walk on the
+    Moon?" shares only "Moon" with a sentence about the film Shape of the Moon, so a sentence
+    sharing none of the question's other words must stand on its meaning."""
+    if other_words and not any(_variant_in(t, other_words) for t in search_tokens(item.sentence.text)):
+        return item.cosine >= tuning.names_only_min_cosine
     return item.cosine >= tuning.answer_min_cosine or (
         item.cosine >= tuning.answer_min_cosine_with_overlap and item.overlap >= tuning.answer_min_overlap
     )
@@ -420,7 +434,9 @@ def _interpretation(question: Question) -> str:
 def match_speakers(library: Library, who: str) -> list[str]:
     """Stored speakers a name in a question refers to ("Mourinho" -> "Jose Mourinho")."""
     wanted = [
-        w.lower() for w in who.replace("’", "'").split() if w.lower() not in {"the", "mr", "mrs", "ms", "dr", "sir"}
+        w.lower()
+        for w in without_accents(who).replace("’", "'").split()
+        if w.lower() not in {"the", "mr", "mrs", "ms", "dr", "sir"}
     ]
     if not wanted:
         return []
@@ -428,7 +444,7 @@ def match_speakers(library: Library, who: str) -> list[str]:
     candidates = set.intersection(*(by_word.get(w, set()) for w in wanted))
     matches = []
     for speaker in sorted(candidates | (by_word.get(wanted[0], set()) if len(wanted) == 1 else set())):
-        parts = speaker.lower().replace("’", "'").split()
+        parts = without_accents(speaker).lower().replace("’", "'").split()
         if all(w in parts for w in wanted) or (len(wanted) == 1 and wanted[0] == parts[-1]):
             matches.append(speaker)
     return matches
@@ -450,7 +466,7 @@ def _speaker_words(library: Library) -> dict[str, set[str]]:
     built: dict[str, set[str]] = {}
     for speaker in speakers:
         if speaker[:1].isupper():
-            for part in speaker.lower().replace("’", "'").split():
+            for part in without_accents(speaker).lower().replace("’", "'").split():
                 built.setdefault(part, set()).add(speaker)
     # Keep the last few (one per open library); holding the dict keeps its identity unique.
     _SPEAKER_WORDS[:] = [*_SPEAKER_WORDS[-3:], (speakers, built)]

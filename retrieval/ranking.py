@@ -38,6 +38,8 @@ class Tuning:
     answer_min_cosine: float = 0.45
     answer_min_cosine_with_overlap: float = 0.3
     answer_min_overlap: float = 0.4
+    # A sentence sharing none of the question's words besides its names needs this cosine.
+    names_only_min_cosine: float = 0.5
     extra_sentence_margin: float = 0.06
     max_sentences: int = 2
     max_quotes: int = 3

@@ -16,7 +16,8 @@ import numpy as np
 
 from .atomic import write_atomically
 
-_FORMAT = "byline-bm25-v1"
+# v2: accents folded in search tokens; a v1 file is rebuilt from the store.
+_FORMAT = "byline-bm25-v2"
 
 
 class SparseIndex:
@@ -138,6 +139,9 @@ class SparseIndex:
             state = pickle.loads(path.read_bytes())  # noqa: S301
         except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError) as error:
             raise ValueError(f"unreadable BM25 file: {error}") from None
+        written_by = str(state.get("format", "")) if isinstance(state, dict) else ""
+        if written_by.startswith("byline-bm25-") and written_by != _FORMAT:
+            raise ValueError("out of date")  # an older version's: rebuilt, as when stale
         if not isinstance(state, dict) or state.get("format") != _FORMAT:
             raise ValueError("not a Byline BM25 file")
         index = cls()

@@ -7,6 +7,7 @@ answer can be traced back to exactly where it stands in the article.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
@@ -98,9 +99,17 @@ def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
 
 
+def without_accents(text: str) -> str:
+    """``text`` with accents dropped: "José" is searched as "Jose", "fiancée" as "fiancee"
+    (askers often type names without them, and an accent would split a word in two)."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def words(text: str) -> list[str]:
-    """Lower-cased words of a text, apostrophes normalised."""
-    return [w.lower().replace("’", "'").removesuffix("'s") for w in _WORD.findall(text)]
+    """Lower-cased words of a text, apostrophes normalised and accents dropped."""
+    return [w.lower().replace("’", "'").removesuffix("'s") for w in _WORD.findall(without_accents(text))]
 
 
 def search_tokens(text: str) -> list[str]:

@@ -104,6 +104,16 @@ ARTICLES = [
         text="BAA launched consultations on the expansion of Gatwick in September 2004.",
     ),
     ArticleDraft(
+        key="test:mourinho",
+        title="Manager attacks referee",
+        text='José Mourinho said: "The referee was a disgrace and everybody saw it."',
+    ),
+    ArticleDraft(
+        key="test:sundance",
+        title="Films on war triumph at Sundance",
+        text="But it was the Dutch documentary Shape of the Moon which took the top prize.",
+    ),
+    ArticleDraft(
         key="test:cameron",
         title="Tories attack the plan",
         text=(
@@ -234,3 +244,17 @@ def test_who_needs_a_name_the_question_does_not_already_have(corpus: Library) ->
 
 def test_a_year_is_not_an_amount(corpus: Library) -> None:
     assert not corpus.ask("How much did BAA sell Gatwick for?").answered
+
+
+def test_a_name_asked_without_its_accent_is_the_same_name(corpus: Library) -> None:
+    answer = corpus.ask("What did Jose Mourinho say about the referee?")
+    assert answer.answered and answer.spans[0].speaker == "José Mourinho"
+    answer = corpus.ask("Who called the referee a disgrace?")
+    assert answer.answered and answer.spans[0].speaker == "José Mourinho"
+
+
+def test_shared_names_alone_are_weak_evidence(corpus: Library) -> None:
+    # "Moon" is the only word the question shares with the sentence about the film.
+    assert not corpus.ask("Who was the first person to walk on the Moon?").answered
+    answer = corpus.ask("Which Dutch documentary took the top prize?")
+    assert answer.answered and "Shape of the Moon" in answer.spans[0].text
