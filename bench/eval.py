@@ -46,6 +46,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
             HERE / "data" / "out_of_corpus_blind3.txt",
             HERE / "data" / "out_of_corpus_blind4.txt",
             HERE / "data" / "out_of_corpus_blind5.txt",
+            HERE / "data" / "out_of_corpus_blind6.txt",
         ],
         help="out-of-corpus question files; each is reported on its own row, then all together",
     )
