@@ -5,7 +5,10 @@
 Runs the real pipeline once per candidate ``Tuning`` over the fit half of SQuAD and the
 out-of-corpus questions, with query embeddings cached so that each candidate costs only the
 retrieval and scoring. Prints one line per candidate; pick by the targets, then set the
-defaults in ``retrieval/answer.py`` and report with ``bench.eval`` on the other half.
+defaults in ``retrieval/ranking.py`` and report with ``bench.eval`` on the other half. The
+out-of-corpus files used are those seen while designing the rules, never the newest one (the
+report set). ``names_only_min_cosine`` was fitted with
+``--grid "names_only_min_cosine=0.45,0.5,0.55,0.6"``.
 """
 
 from __future__ import annotations
@@ -46,13 +49,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/byline-eval"))
     parser.add_argument("--grid", default="bm25_weight=0.25;lexical_weight=0.25")
+    parser.add_argument(
+        "--ooc",
+        type=Path,
+        nargs="+",
+        default=[
+            HERE / "data" / f"out_of_corpus{suffix}.txt"
+            for suffix in ["", "_heldout", "_blind2", "_blind3", "_blind4", "_blind5"]
+        ],
+        help="out-of-corpus question files to fit on (default: all but the report set, blind-6)",
+    )
     args = parser.parse_args(argv)
     embedder = CachingEmbedder()
     drafts, questions = load_squad(args.data / "squad2-dev-subset.json")
     squad = build_library(args.cache / "squad", drafts, embedder)
     bbc_dir = args.cache / "bbc"
     bbc = Library.open(bbc_dir, embedder) if (bbc_dir / "byline.sqlite3").exists() else None
-    ooc = load_ooc(HERE / "data" / "out_of_corpus.txt")
+    ooc = [question for path in args.ooc for question in load_ooc(path)]
     axes = [(k, [float(v) for v in vs.split(",")]) for k, vs in (a.split("=") for a in args.grid.split(";"))]
     for values in itertools.product(*[vs for _, vs in axes]):
         # Integer and boolean fields (type_window, absent_name_abstains) take whole numbers.

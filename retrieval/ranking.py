@@ -25,8 +25,9 @@ class Tuning:
     """Weights and thresholds of ranking and abstention.
 
     Fitted with ``bench/tune.py`` on the even-numbered SQuAD questions plus the out-of-corpus
-    set (maximise abstention outside the corpus with false abstention <= 0.025 on answerable
-    questions); ``bench/eval.py`` reports them on the odd-numbered questions.
+    sets seen while designing the rules (maximise abstention outside the corpus with false
+    abstention <= 0.025 on answerable questions); ``bench/eval.py`` reports them on the
+    odd-numbered questions and the newest out-of-corpus set.
     """
 
     dense_candidates: int = 64
