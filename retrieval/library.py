@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .article_terms import ArticleTerms
 from .atomic import write_bytes_atomically
 from .dense import DenseIndex
 from .embedder import Embedder
@@ -99,6 +100,7 @@ class Library:
         # not safe for that, so both take this lock (held for milliseconds at a time).
         self.lock = threading.RLock()
         self.speakers: dict[str, int] = {}
+        self.article_terms = ArticleTerms(store)
         self.messages: list[str] = []
 
     @classmethod
@@ -135,7 +137,7 @@ class Library:
             self._note(f"Keyword index {_why(error)}: rebuilt it from the store ({counts['passages']} passages).")
             self._rebuild_sparse()
         self._reread_old_quotes()
-        self.speakers = self.store.speakers()
+        self._articles_changed()
         if self.messages:
             self._save_indexes()
 
@@ -249,7 +251,7 @@ class Library:
                 with self.lock:
                     self._rebuild_dense()
             self._save_indexes()
-            self.speakers = self.store.speakers()
+            self._articles_changed()
         return report
 
     def _prepare(self, draft: ArticleDraft, report: IngestReport, seen: set[str]) -> _Prepared | None:
@@ -334,7 +336,11 @@ class Library:
         self.remove_from_indexes(article_id)
         self.store.delete_article(article_id)
         self._save_indexes()
+        self._articles_changed()
+
+    def _articles_changed(self) -> None:
         self.speakers = self.store.speakers()
+        self.article_terms.clear()
 
     # -- questions -----------------------------------------------------------------------
 
