@@ -258,3 +258,17 @@ def test_shared_names_alone_are_weak_evidence(corpus: Library) -> None:
     assert not corpus.ask("Who was the first person to walk on the Moon?").answered
     answer = corpus.ask("Which Dutch documentary took the top prize?")
     assert answer.answered and "Shape of the Moon" in answer.spans[0].text
+
+
+def test_a_changed_article_is_checked_by_its_new_words(tmp_path: Path, embedder: Embedder) -> None:
+    library = Library.open(tmp_path / "data", embedder)
+    try:
+        draft = ARTICLES[1]  # Brian May on touring; no farewell in it
+        library.add_drafts([draft])
+        question = "What did Brian May say about a farewell tour?"
+        assert not library.ask(question).answered
+        changed = replace(draft, text=draft.text + "\n\nIt will be the band's farewell tour.")
+        library.add_drafts([changed])
+        assert library.ask(question).answered
+    finally:
+        library.close()
