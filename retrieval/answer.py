@@ -538,11 +538,14 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
         )
 
     on_topic = topic_vector is None or ranked[0][0] >= tuning.speaker_topic_min
+    through_story = False
     if tuning.absent_name_abstains and question.topic and _names_absent(library, question.topic):
         on_topic = False  # "what did Boris Johnson say about partygate?"
     elif topic_vector is not None and tuning.topic_in_quote_article:
         about = _quotes_on_topic(library, ranked[: 4 * tuning.max_quotes], question.topic, topic_vector, tuning)
         on_topic = bool(about)
+        # On topic through the story, not through the words themselves: say so.
+        through_story = on_topic and about[0][0] < tuning.speaker_topic_min
         ranked = about or ranked
     if not on_topic and not question.topic_optional:
         # They are quoted, but not on what was asked: say so rather than answer off topic.
@@ -577,6 +580,11 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
     answer = _finish(library, question, spans, citations)
     if not on_topic:
         answer.message = f"I found nothing from {question.who} about {question.topic}; here is what they said."
+    elif through_story:
+        answer.message = (
+            f"These words of {question.who} don't mention {question.topic}; they are from a story about it."
+        )
+    if answer.message:
         answer.text = render_plain(answer)
     return answer
 

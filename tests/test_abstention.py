@@ -204,6 +204,8 @@ def test_a_quote_off_the_topics_words_answers_when_its_article_is_about_the_topi
     answer = corpus.ask(question)
     assert answer.answered and answer.spans[0].speaker == "Walter Phillips"
     assert answer.spans[0].text == "He looks forward to moving on with his life"
+    # ... and the answer says that it is the story, not the words, that is about Cosby.
+    assert "don't mention Cosby; they are from a story about it" in answer.text
     # The quote alone is too far from "Cosby": it is the article that makes it the answer.
     without_article = replace(TUNING, speaker_article_min=1.1)
     assert not answer_question(corpus, question, (), without_article).answered
