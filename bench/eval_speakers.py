@@ -14,6 +14,8 @@ from pathlib import Path
 from retrieval.answer import TUNING, Tuning, answer_question
 from retrieval.library import Library
 
+from .eval_squad import _article_ids
+
 
 @dataclass(frozen=True)
 class SpeakerQuestion:
@@ -40,11 +42,9 @@ def load_speaker_questions(path: Path) -> list[SpeakerQuestion]:
 def run_speaker_questions(
     library: Library, corpus: Path, questions: list[SpeakerQuestion], tuning: Tuning = TUNING
 ) -> tuple[SpeakerTally, list[str]]:
-    """Ask each question; returns the tally and one line per question not answered right."""
-    keys = {
-        str(key): int(article_id)
-        for key, article_id in library.store._connect().execute("SELECT key, id FROM articles")
-    }
+    """Ask each question; returns the tally and one line per question not answered right. A
+    question whose article was not stored (a duplicate of another file) is skipped."""
+    keys = _article_ids(library)
     tally = SpeakerTally()
     misses = []
     for question in questions:
