@@ -338,7 +338,8 @@ def _names_absent(library: Library, text: str) -> bool:
     tokens = _question_name_tokens(text)
     if not tokens:
         return False
-    absent = [t for t, v in library.sparse.max_idf(tokens).items() if v == 0.0]
+    in_titles = library.article_terms.in_titles()
+    absent = [t for t, v in library.sparse.max_idf(tokens).items() if v == 0.0 and t not in in_titles]
     return any(not _parts_present(t, lambda part: _variant_present(library, part)) for t in absent)
 
 

@@ -21,6 +21,7 @@ class ArticleTerms:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._cache: OrderedDict[int, frozenset[str]] = OrderedDict()
+        self._titles: frozenset[str] | None = None
         self._lock = threading.Lock()
 
     def of(self, article_id: int) -> frozenset[str]:
@@ -37,6 +38,15 @@ class ArticleTerms:
                 self._cache.popitem(last=False)
         return terms
 
+    def in_titles(self) -> frozenset[str]:
+        """The search terms of every article's title: passages are indexed without their
+        titles, so a word only a headline has ("Sundance") is not in the keyword index."""
+        with self._lock:
+            if self._titles is None:
+                self._titles = frozenset(t for title in self.store.titles() for t in search_tokens(title))
+            return self._titles
+
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()
+            self._titles = None

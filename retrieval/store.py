@@ -287,6 +287,9 @@ class Store(Database):
         rows = self._connect().execute("SELECT speaker, count(*) AS n FROM quotes WHERE speaker != '' GROUP BY speaker")
         return {row["speaker"]: row["n"] for row in rows}
 
+    def titles(self) -> list[str]:
+        return [row[0] for row in self._connect().execute("SELECT title FROM articles")]
+
     def iter_sentence_vectors(self, batch: int = 20000) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """(ids, vectors) of every stored sentence, in batches, for rebuilding FAISS."""
         last = 0

@@ -274,6 +274,12 @@ def test_refused_where_the_article_lacks_what_was_asked(
     assert answer.answered and expected in answer.spans[0].text
 
 
+def test_a_word_only_a_headline_has_is_in_the_corpus(corpus: Library) -> None:
+    # "Sundance" is only in the story's title, which the keyword index does not hold.
+    answer = corpus.ask("What won the top prize at Sundance?")
+    assert answer.answered and "Shape of the Moon" in answer.spans[0].text
+
+
 def test_a_changed_article_is_checked_by_its_new_words(tmp_path: Path, embedder: Embedder) -> None:
     library = Library.open(tmp_path / "data", embedder)
     try:
