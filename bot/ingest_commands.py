@@ -42,8 +42,7 @@ def upload_refusal(asker: Asker, filename: str, size: int) -> TextReply | None:
     None; checked before the file is downloaded where the platform gives its name and size."""
     if not asker.is_admin:
         return TextReply("Only Byline admins can add articles.", private=True, error=True)
-    name = PurePath(filename).name or "upload"
-    suffix = PurePath(name).suffix.lower()
+    name, suffix = _upload_name(filename)
     if suffix not in SUPPORTED_SUFFIXES:
         kinds = ", ".join(sorted(SUPPORTED_SUFFIXES))
         shown = suffix or "files without an extension"
@@ -53,13 +52,18 @@ def upload_refusal(asker: Asker, filename: str, size: int) -> TextReply | None:
     return None
 
 
+def _upload_name(filename: str) -> tuple[str, str]:
+    """The attachment's bare file name (no folders) and its lower-cased suffix."""
+    name = PurePath(filename).name or "upload"
+    return name, PurePath(name).suffix.lower()
+
+
 def ingest_upload(service: Service, filename: str, data: bytes, asker: Asker) -> TextReply:
     """Ingest a file attached to a chat message (.txt, .md, .html); admins only."""
     refusal = upload_refusal(asker, filename, len(data))
     if refusal is not None:
         return refusal
-    name = PurePath(filename).name or "upload"
-    suffix = PurePath(name).suffix.lower()
+    name, suffix = _upload_name(filename)
     # Keyed by platform and file name: uploading a corrected file replaces the earlier one.
     key = f"upload:{asker.platform}:{name}"
     try:

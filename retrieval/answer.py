@@ -175,6 +175,7 @@ _SPEECH = re.compile(rf"\b(?:{SPEECH_VERBS}|according to)\b")
 # "said HMV manager Clive Smith". Further away the verb is someone else's ("After beating Amy
 # Winehouse, Jamelia and PJ Harvey to the prize, Joss Stone said").
 _SPEECH_REACH = 3
+_SPEECH_WORD = re.compile(r"[\w’'\-]+")
 
 
 def _reports_speech_of(who: str, text: str) -> bool:
@@ -182,13 +183,13 @@ def _reports_speech_of(who: str, text: str) -> bool:
     within a few words of a speech verb."""
     surname = without_accents(who).replace("’", "'").split()[-1].removesuffix("'s")
     text = without_accents(text)
-    words = [w.replace("’", "'").removesuffix("'s") for w in re.findall(r"[\w’'\-]+", text)]
-    named = [i for i, word in enumerate(words) if word == surname]
+    words = list(_SPEECH_WORD.finditer(text))
+    named = [i for i, w in enumerate(words) if w.group().replace("’", "'").removesuffix("'s") == surname]
     if not named:
         return False
-    verbs = [m.start() for m in _SPEECH.finditer(text)]
-    verb_words = {len(re.findall(r"[\w’'\-]+", text[:start])) for start in verbs}
-    return any(abs(v - n) <= _SPEECH_REACH + 1 for v in verb_words for n in named)
+    starts = [w.start() for w in words]
+    verbs = {bisect.bisect_left(starts, m.start()) for m in _SPEECH.finditer(text)}  # word index of each verb
+    return any(abs(v - n) <= _SPEECH_REACH + 1 for v in verbs for n in named)
 
 
 _QUESTION_WORDS = frozenset(

@@ -184,7 +184,7 @@ class Store(Database):
     # -- reads ---------------------------------------------------------------------------
 
     def generation(self) -> int:
-        return int(self._connect().execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+        return int(self.meta_value("generation") or 0)
 
     def meta_value(self, key: str) -> str | None:
         row = self._connect().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
