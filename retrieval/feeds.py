@@ -4,12 +4,23 @@ Each poll fetches a feed conditionally (ETag / Last-Modified), fetches every new
 item's link through the SSRF guard and extracts the article; when the page cannot be had,
 the feed's own content or summary stands in. Every failure is recorded on its feed and shown
 by ``byline feeds list``; one bad feed never stops the others.
+
+A feed's body comes from whoever runs its server, so it is data and nothing else: feedparser
+gets it as a stream, because given a ``str`` or ``bytes`` it would open a local file of that
+name or a URL (``/etc/passwd``, a file in the data dir, ``/dev/zero``), and a body declaring
+an external XML entity is refused before any parser sees it. Feeds are fetched by a few
+workers at once, so one stalled server costs its own feed only; what they gather is stored
+one feed at a time on the calling thread, as a single ingest always is.
 """
 
 from __future__ import annotations
 
+import io
 import logging
+import re
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -29,6 +40,13 @@ from .web import FetchedPage, fetch_page, normalise_url, remember_pages, store_d
 log = logging.getLogger("byline.feeds")
 
 MAX_ITEMS_PER_POLL = 50
+FEED_WORKERS = 4
+# The item pages of one feed share a budget of this many fetch deadlines per round; items
+# beyond it wait for the next round, so a feed of slow pages cannot hold a worker for long.
+PAGE_BUDGET_DEADLINES = 3
+
+# <!ENTITY name SYSTEM "file:///etc/passwd"> (or a % parameter entity, or PUBLIC): the XXE shape.
+_EXTERNAL_ENTITY = re.compile(r"<!ENTITY\s+(?:%\s*)?[^\s>]+\s+(?:SYSTEM|PUBLIC)\b", re.IGNORECASE)
 
 
 class FeedError(BylineError):
@@ -134,50 +152,88 @@ def _item_errors_note(result: FeedResult) -> str:
     return f"{len(result.item_errors)} problem(s) with items: {reason}{more}"
 
 
-def poll_feeds(library: Library, fetcher: Fetcher, urls: Sequence[str] | None = None) -> list[FeedResult]:
-    """One polling round over every subscription (or the given ones); never raises per feed."""
+def poll_feeds(
+    library: Library, fetcher: Fetcher, urls: Sequence[str] | None = None, workers: int = FEED_WORKERS
+) -> list[FeedResult]:
+    """One polling round over every subscription (or the given ones); never raises per feed.
+
+    Up to ``workers`` feeds are fetched at once; each feed's articles are stored as soon as
+    it is done, one feed at a time. Results come back in subscription order."""
     book = FeedBook(library.store)
     feeds = book.list() if urls is None else [f for f in book.list() if f.url in set(urls)]
-    results = []
-    for feed in feeds:
-        try:
-            results.append(poll_feed(library, fetcher, book, feed))
-        except Exception as error:  # one bad feed never stops the others, whatever went wrong
-            log.exception("Polling %s failed unexpectedly.", feed.url)
-            result = FeedResult(feed, error=f"{feed.url}: unexpected error: {error}")
-            book.record(feed, result, feed.etag, feed.last_modified)
-            results.append(result)
-    return results
+    if not feeds:
+        return []
+    results: dict[int, FeedResult] = {}
+    with ThreadPoolExecutor(max(1, min(workers, len(feeds))), thread_name_prefix="byline-feed") as pool:
+        futures = {pool.submit(_gather_in_worker, library, fetcher, book, feed): feed for feed in feeds}
+        for future in as_completed(futures):
+            feed = futures[future]
+            try:
+                results[feed.id] = _store_gathered(library, book, future.result())
+            except Exception as error:  # one bad feed never stops the others, whatever went wrong
+                log.exception("Polling %s failed unexpectedly.", feed.url)
+                result = FeedResult(feed, error=f"{feed.url}: unexpected error: {error}")
+                book.record(feed, result, feed.etag, feed.last_modified)
+                results[feed.id] = result
+    return [results[feed.id] for feed in feeds]
 
 
-def poll_feed(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) -> FeedResult:
+@dataclass
+class _Gathered:
+    """What a worker brought back for one feed: the items' drafts, and the validators and
+    title to record once they are stored."""
+
+    result: FeedResult
+    etag: str
+    last_modified: str
+    title: str = ""
+    drafts: list[tuple[tuple[str, str, str], ArticleDraft, FetchedPage | None]] = field(default_factory=list)
+
+
+def _gather_in_worker(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) -> _Gathered:
+    try:
+        return _gather(library, fetcher, book, feed)
+    finally:
+        library.store.close()  # only this worker thread's own SQLite connection
+
+
+def _gather(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) -> _Gathered:
+    """Fetch and parse one feed and fetch its new items' pages: network only, nothing stored."""
     result = FeedResult(feed)
+    gathered = _Gathered(result, feed.etag, feed.last_modified)
     try:
         response = fetcher.fetch(feed.url, "feed", feed.etag, feed.last_modified)
     except BylineError as error:
         log.warning("Feed %s: %s", feed.url, error)
         result.error = str(error)
-        book.record(feed, result, feed.etag, feed.last_modified)
-        return result
+        return gathered
     if response.not_modified:
         result.not_modified = True
-        book.record(feed, result, response.etag or feed.etag, response.last_modified or feed.last_modified)
-        return result
+        gathered.etag = response.etag or feed.etag
+        gathered.last_modified = response.last_modified or feed.last_modified
+        return gathered
+    refusal = refuse_feed_body(response.body)
+    if refusal:
+        result.error = f"{feed.url}: {refusal}"
+        log.warning("Feed %s", result.error)
+        return gathered
+    # A stream, never str or bytes: feedparser would open a file or URL of that name.
     parsed = feedparser.parse(
-        response.body, response_headers={"content-type": response.content_type or "application/xml"}
+        io.BytesIO(response.body), response_headers={"content-type": response.content_type or "application/xml"}
     )
     if not parsed.entries and (parsed.bozo or not parsed.get("version")):
         reason = getattr(parsed, "bozo_exception", None) or "no RSS or Atom items found"
         result.error = f"{feed.url}: not a readable feed ({reason})"
         log.warning("Feed %s", result.error)
-        book.record(feed, result, feed.etag, feed.last_modified)
-        return result
+        return gathered
     if parsed.bozo:
         # Recovered from broken XML: keep what was readable, and say so in `feeds list`.
         result.item_errors.append((feed.url, f"broken XML, read what could be ({parsed.get('bozo_exception')})"))
     seen = book.seen(feed.id)
-    feed_title = str(parsed.feed.get("title", "")).strip()
-    drafts: list[tuple[tuple[str, str, str], ArticleDraft, FetchedPage | None]] = []
+    gathered.title = str(parsed.feed.get("title", "")).strip()
+    budget = fetcher.deadline * PAGE_BUDGET_DEADLINES
+    out_of_time = time.monotonic() + budget
+    left = 0
     for entry in parsed.entries[:MAX_ITEMS_PER_POLL]:
         raw_link = str(entry.get("link", "")).strip()
         link = urljoin(response.url, raw_link) if raw_link else ""
@@ -186,10 +242,30 @@ def poll_feed(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) ->
         updated = str(entry.get("published") or entry.get("updated") or "")
         if not guid or (guid in seen and seen[guid] == updated):
             continue
+        if time.monotonic() > out_of_time:
+            left += 1  # not marked seen, so the next round picks it up
+            continue
         result.items += 1
-        item = _item_draft(library, fetcher, entry, link, feed_title, result)
+        item = _item_draft(library, fetcher, entry, link, gathered.title, result)
         if item is not None:
-            drafts.append(((guid, link, updated), *item))
+            gathered.drafts.append(((guid, link, updated), *item))
+    if left:
+        result.item_errors.append(
+            (feed.url, f"{left} new item(s) left for the next poll: this feed's pages took over {budget:g} s")
+        )
+    else:
+        # Only now may the feed answer 304 next time; with items left over it must not.
+        gathered.etag, gathered.last_modified = response.etag, response.last_modified
+    return gathered
+
+
+def _store_gathered(library: Library, book: FeedBook, gathered: _Gathered) -> FeedResult:
+    """Store one feed's drafts and record how its poll went (on the polling thread)."""
+    result, feed = gathered.result, gathered.result.feed
+    if result.error or result.not_modified:
+        book.record(feed, result, gathered.etag, gathered.last_modified)
+        return result
+    drafts = gathered.drafts
     report = store_drafts(library, [draft for _, draft, _ in drafts], IngestReport())
     result.added, result.updated = len(report.added), len(report.replaced)
     done = stored_keys(report)
@@ -198,8 +274,35 @@ def poll_feed(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) ->
     book.mark_seen(feed.id, [(*ident, draft.key) for ident, draft, _ in stored])
     for key, reason in report.failed:
         result.item_errors.append((key, reason))
-    book.record(feed, result, response.etag, response.last_modified, feed_title)
+    book.record(feed, result, gathered.etag, gathered.last_modified, gathered.title)
     return result
+
+
+def refuse_feed_body(body: bytes) -> str:
+    """Why a fetched body must not be parsed as a feed ("" when it may be).
+
+    A body without any markup cannot be RSS or Atom; it is named in the error, so that a
+    "feed" that is only a path or URL (``/etc/passwd``, ``file:///...``) reads as what it is.
+    External entities are refused outright, though feedparser also drops them, since
+    resolving one would read a local file or fetch a URL past the SSRF guard."""
+    text = body[:65536].decode("utf-8", errors="replace")
+    stripped = text.strip().lstrip("\ufeff")
+    if not stripped:
+        return "not a feed: the server sent an empty body"
+    if "<" not in stripped[:4096]:
+        first = stripped.splitlines()[0]
+        shown = first if len(first) <= 80 else first[:80] + "…"
+        return (
+            f"not a feed: the server sent plain text ({shown!r}), not RSS or Atom; Byline only parses what a "
+            "feed's server sends and never opens a file or URL named in it"
+        )
+    declared = _EXTERNAL_ENTITY.search(text)
+    if declared:
+        return (
+            f"refused: the feed declares an external XML entity ({declared.group(0)} …), which could read local "
+            "files; Byline never resolves them (fix the feed, or remove it with `byline feeds remove`)"
+        )
+    return ""
 
 
 def _item_draft(

@@ -3,23 +3,33 @@
 Redirects are followed by hand (never by the HTTP library) so that each target goes through
 the SSRF guard again; the connection goes to the address the guard checked, so a DNS answer
 that changes between the check and the connect cannot slip past it. Responses are capped in
-size and time, binary and non-HTML bodies are refused, and transient failures (timeouts,
-refused connections, 5xx, 429) are retried with exponential backoff.
+size, binary and non-HTML bodies are refused, and transient failures (timeouts, refused
+connections, 5xx, 429) are retried with exponential backoff.
+
+Time is bounded three ways, because a hostile server can answer slowly at every step: each
+socket operation waits at most ``timeout``; the whole fetch (every connect, redirect, retry and
+byte read) ends at ``deadline`` (``BYLINE_FETCH_DEADLINE``), enforced by a watchdog that shuts
+the socket down, since a server that trickles one byte a second never trips a per-read timeout;
+and a body arriving slower than ``min_rate`` bytes a second once ``rate_grace`` seconds have
+passed is dropped without waiting for the deadline.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import logging
 import random
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
 
+from .errors import BylineError
 from .netguard import Allowlist, BlockedURL, FetchError, Target, check_url
 
 log = logging.getLogger("byline.fetch")
@@ -33,12 +43,20 @@ __all__ = [
     "HTTPStatusError",
     "RedirectLoop",
     "TooLarge",
+    "TooSlow",
     "UnsupportedContent",
 ]
 
 Kind = Literal["html", "feed"]
 
 MAX_BYTES = 5 * 1024 * 1024
+DEADLINE_VARIABLE = "BYLINE_FETCH_DEADLINE"
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_DEADLINE = 20.0
+# A real news server sends a page at many KB/s; 1 KB/s averaged over the first 5 s is a
+# server that is stalling on purpose (or is too broken to be worth waiting for).
+MIN_RATE = 1024.0
+RATE_GRACE = 5.0
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 # Feeds are served under many types in the wild; feedparser decides whether it is one.
 FEED_TYPES = HTML_TYPES | frozenset(
@@ -69,6 +87,10 @@ class HTTPStatusError(FetchError):
 
 class TooLarge(FetchError):
     """The response is bigger than the cap."""
+
+
+class TooSlow(FetchError):
+    """The response arrives slower than the minimum transfer rate (not retried)."""
 
 
 class UnsupportedContent(FetchError):
@@ -113,14 +135,23 @@ class Fetcher:
     max_bytes: int = MAX_BYTES
     max_redirects: int = 5
     user_agent: str = "Byline/0.1 (+news question answering bot)"
+    deadline: float = DEFAULT_DEADLINE
+    min_rate: float = MIN_RATE
+    rate_grace: float = RATE_GRACE
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Fetcher:
-        timeout = float(environ.get("BYLINE_FETCH_TIMEOUT", "") or 10)
-        return cls(allowlist=Allowlist.from_env(environ), timeout=timeout)
+        return cls(
+            allowlist=Allowlist.from_env(environ),
+            timeout=_seconds(environ, "BYLINE_FETCH_TIMEOUT", DEFAULT_TIMEOUT),
+            deadline=_seconds(environ, DEADLINE_VARIABLE, DEFAULT_DEADLINE),
+        )
 
     def fetch(self, url: str, kind: Kind = "html", etag: str = "", last_modified: str = "") -> FetchResult:
-        """GET a URL, following redirects; raises a ``FetchError`` subclass naming the URL."""
+        """GET a URL, following redirects; raises a ``FetchError`` subclass naming the URL.
+
+        The whole call, redirects and retries included, ends within ``deadline`` seconds."""
+        clock = _Clock(url, self.deadline)
         visited: list[str] = []
         current = url
         while True:
@@ -132,35 +163,37 @@ class Fetcher:
             target = check_url(current, self.allowlist)
             # Conditional headers only make sense for the URL they were recorded for.
             conditional = (etag, last_modified) if len(visited) == 1 else ("", "")
-            result, location = self._with_retries(current, target, kind, *conditional)
+            result, location = self._with_retries(current, target, kind, *conditional, clock)
             if location is None:
                 assert result is not None
                 return result
             current = urljoin(current, location)
 
     def _with_retries(
-        self, url: str, target: Target, kind: Kind, etag: str, last_modified: str
+        self, url: str, target: Target, kind: Kind, etag: str, last_modified: str, clock: _Clock
     ) -> tuple[FetchResult | None, str | None]:
         for attempt in range(self.retries + 1):
+            clock.check()
             try:
-                return self._once(url, target, kind, etag, last_modified)
+                return self._once(url, target, kind, etag, last_modified, clock)
             except (FetchTimeout, HTTPStatusError, _Transient) as error:
                 retryable = not isinstance(error, HTTPStatusError) or error.status in _RETRY_STATUSES
-                if not retryable or attempt == self.retries:
+                # Exponential backoff with jitter, so many feeds failing together spread out.
+                delay = self.backoff * (2**attempt) * (0.5 + random.random())
+                if not retryable or attempt == self.retries or clock.expired or delay >= clock.remaining():
                     if isinstance(error, _Transient):
                         raise FetchError(url, error.reason) from None
                     raise
-                # Exponential backoff with jitter, so many feeds failing together spread out.
-                delay = self.backoff * (2**attempt) * (0.5 + random.random())
                 log.info("Fetching %s failed (%s); retrying in %.1f s.", url, error, delay)
                 time.sleep(delay)
         raise AssertionError("unreachable")
 
     def _once(
-        self, url: str, target: Target, kind: Kind, etag: str, last_modified: str
+        self, url: str, target: Target, kind: Kind, etag: str, last_modified: str, clock: _Clock
     ) -> tuple[FetchResult | None, str | None]:
-        deadline = time.monotonic() + self.timeout * 3  # a slow drip of bytes must end too
-        connection = _connection(target, self.timeout)
+        # Never 0: a socket timeout of 0 would make the connect non-blocking, not instant.
+        connection = _connection(target, max(0.05, min(self.timeout, clock.remaining())))
+        watchdog = _Watchdog(connection, clock)
         parts = urlsplit(url)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         headers = {
@@ -175,6 +208,8 @@ class Fetcher:
         if last_modified:
             headers["If-Modified-Since"] = last_modified
         try:
+            connection.connect()
+            watchdog.start()
             connection.request("GET", path, headers=headers)
             response = connection.getresponse()
             status = response.status
@@ -200,7 +235,7 @@ class Fetcher:
             declared = response.getheader("Content-Length", "")
             if declared.isdigit() and int(declared) > self.max_bytes:
                 raise TooLarge(url, f"the response is {int(declared):,} bytes; the limit is {self.max_bytes:,}")
-            body = _read_capped(url, response, self.max_bytes, deadline)
+            body = self._read_body(url, response, clock)
             if b"\x00" in body[:8192]:
                 raise UnsupportedContent(url, "the server sent binary data, not text")
             return FetchResult(
@@ -212,14 +247,46 @@ class Fetcher:
                 etag=response.getheader("ETag", ""),
                 last_modified=response.getheader("Last-Modified", ""),
             ), None
-        except TimeoutError:
-            raise FetchTimeout(url, f"no answer within {self.timeout:g} s") from None
-        except ssl.SSLError as error:
-            raise FetchError(url, f"TLS failed ({error.reason or error})") from None
-        except (http.client.HTTPException, OSError) as error:
+        except (TimeoutError, ssl.SSLError, http.client.HTTPException, OSError) as error:
+            if watchdog.fired:  # the watchdog shut the socket: say why, not how it broke
+                raise clock.timeout() from None
+            if isinstance(error, TimeoutError):
+                raise FetchTimeout(url, f"no answer within {self.timeout:g} s") from None
+            if isinstance(error, ssl.SSLError):
+                raise FetchError(url, f"TLS failed ({error.reason or error})") from None
             raise _Transient(url, f"connection failed ({error.__class__.__name__}: {error})") from None
         finally:
+            watchdog.cancel()
             connection.close()
+
+    def _read_body(self, url: str, response: http.client.HTTPResponse, clock: _Clock) -> bytes:
+        """The body, capped in size and dropped when it trickles in below the minimum rate.
+
+        ``read1`` returns whatever one socket read brings, so the checks run as bytes arrive
+        (``read(n)`` would block until n bytes came, however slowly)."""
+        chunks: list[bytes] = []
+        size = 0
+        started = time.monotonic()
+        while True:
+            chunk = response.read1(65536)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise TooLarge(url, f"the response is over the {self.max_bytes:,}-byte limit")
+            chunks.append(chunk)
+            elapsed = time.monotonic() - started
+            if elapsed > self.rate_grace and size < self.min_rate * elapsed:
+                raise TooSlow(
+                    url,
+                    f"the server sent {size:,} bytes in {elapsed:.0f} s, slower than the minimum of "
+                    f"{self.min_rate:,.0f} bytes a second; dropped",
+                )
+        if clock.expired:  # the watchdog shut the socket mid-body: what was read is cut short
+            raise clock.timeout()
+        if response.length:  # Content-Length promised more than arrived before the close
+            raise _Transient(url, f"the connection closed {response.length:,} bytes before the end of the response")
+        return b"".join(chunks)
 
 
 class _Transient(FetchError):
@@ -256,16 +323,70 @@ def _content_type(header: str) -> tuple[str, str]:
     return media.strip().lower(), charset
 
 
-def _read_capped(url: str, response: http.client.HTTPResponse, limit: int, deadline: float) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        if time.monotonic() > deadline:
-            raise FetchTimeout(url, "the response took too long to arrive")
-        chunk = response.read(65536)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge(url, f"the response is over the {limit:,}-byte limit")
-        chunks.append(chunk)
+def _seconds(environ: Mapping[str, str], name: str, default: float) -> float:
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise BylineError(f"{name} must be a number of seconds above 0, not {raw!r} (see .env.example)")
+    return value
+
+
+class _Clock:
+    """The one deadline of a whole fetch, shared by its redirects and retries."""
+
+    def __init__(self, url: str, seconds: float) -> None:
+        self.url = url
+        self.seconds = seconds
+        self.ends = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return max(0.0, self.ends - time.monotonic())
+
+    @property
+    def expired(self) -> bool:
+        return time.monotonic() >= self.ends
+
+    def timeout(self) -> FetchTimeout:
+        return FetchTimeout(
+            self.url, f"the server did not finish answering within {self.seconds:g} s ({DEADLINE_VARIABLE})"
+        )
+
+    def check(self) -> None:
+        if self.expired:
+            raise self.timeout()
+
+
+class _Watchdog:
+    """Shuts a connection's socket down when the fetch's deadline passes, which ends any read
+    blocked on it at once (header lines and chunk sizes are read inside http.client, where no
+    loop of ours could check the clock)."""
+
+    def __init__(self, connection: http.client.HTTPConnection, clock: _Clock) -> None:
+        self.connection = connection
+        self.clock = clock
+        self.fired = False
+        self._timer: threading.Timer | None = None
+
+    def start(self) -> None:
+        self._timer = threading.Timer(self.clock.remaining(), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _fire(self) -> None:
+        self.fired = True
+        sock = self.connection.sock
+        if sock is None:
+            return
+        # The plain socket's shutdown, also for TLS: SSLSocket.shutdown would unwrap the TLS
+        # state under the reading thread instead of just ending its read. OSError: closed already.
+        with contextlib.suppress(OSError):
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
