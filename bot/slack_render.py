@@ -3,18 +3,31 @@
 Slack checks none of its own limits for us, so they are kept here: a section's text is at
 most 3,000 characters and a message at most 50 blocks. A long answer is split into several
 sections and, when needed, several messages; a split only ever falls between two answer
-spans, so a quote and its ``[n]`` citation marker always stay together. All article and user
-text is escaped (``&``, ``<``, ``>``) so that ``<!channel>`` in an article is shown, never sent
-as a mention.
+spans, so a quote and its ``[n]`` citation marker always stay together, and one reply is at most
+three messages. All article and user text is escaped (``&``, ``<``, ``>``) so that ``<!channel>``
+in an article is shown, never sent as a mention. Article text is data, never markup: mrkdwn has
+no escape for ``*``, ``_``, ``~`` and backticks, so in article text they become look-alike
+characters, and a line-leading ``>`` gets an invisible soft hyphen so it cannot open a quote.
+The only links are Byline's citation links to an article's own URL, made safe by ``safe_url``.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval.models import Answer, AnswerSpan, Citation, Digest, Passage, SearchHit
-from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, format_date, render_plain, with_speaker_headings
+from retrieval.render import (
+    CLOSE_QUOTE,
+    OPEN_QUOTE,
+    field_text,
+    format_date,
+    lookalike,
+    render_plain,
+    safe_url,
+    with_speaker_headings,
+)
 
 from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 
@@ -23,6 +36,11 @@ BLOCK_LIMIT = 50
 CONTEXT_ELEMENTS = 10
 FALLBACK_LIMIT = 3000
 SEARCH_SNIPPET = 700
+# One question never floods a channel: whatever the articles say, a reply is at most 3 messages.
+MAX_MESSAGES = 3
+CUT_NOTE = "_Cut short: too long for three messages._"
+# Slack reads "&gt;" (and the fullwidth "＞") at the start of a line as a block quote.
+_LEADING_QUOTE = re.compile(r"(?m)^(\s*)(&gt;|\uff1e)")
 
 ACTION_PASSAGES = "byline_passages"
 ACTION_VOTE_UP = "byline_vote_up"
@@ -45,13 +63,24 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def data(text: str) -> str:
+    """Article text for mrkdwn: escaped, its formatting characters swapped for look-alikes, and a
+    line-leading ">" (which would open a block quote) preceded by an invisible soft hyphen."""
+    return _LEADING_QUOTE.sub("\\1\u00ad\\2", lookalike(escape(text)))
+
+
+def data_field(text: str) -> str:
+    """A title, outlet, author, speaker or date for mrkdwn: on one line, capped, and data."""
+    return data(field_text(text))
+
+
 def _link(url: str, label: str) -> str:
-    """``<url|label>`` for http(s) URLs only; the label is escaped, the URL cannot break out."""
-    if not url.startswith(("http://", "https://")):
-        return escape(label)
-    # Percent-encoding keeps the URL working while making ">" and "|" unable to end the link.
-    safe_url = url.replace("<", "%3C").replace(">", "%3E").replace("|", "%7C").replace("&", "&amp;")
-    return f"<{safe_url}|{escape(label).replace('|', '¦')}>"
+    """``<url|label>`` for safe http(s) URLs only; the label is data, the URL cannot break out."""
+    target = safe_url(url)
+    if not target:
+        return data_field(label)
+    # safe_url percent-encodes "<", ">" and "|"; "&" is one of Slack's escapes.
+    return f"<{target.replace('&', '&amp;')}|{data_field(label).replace('|', '¦')}>"
 
 
 def _mrkdwn(text: str) -> Block:
@@ -60,7 +89,7 @@ def _mrkdwn(text: str) -> Block:
 
 
 def section(text: str) -> Block:
-    return {"type": "section", "text": _mrkdwn(text)}
+    return {"type": "section", "text": _mrkdwn(_clip(text, SECTION_LIMIT))}
 
 
 def context(lines: list[str]) -> list[Block]:
@@ -126,6 +155,8 @@ def split_messages(blocks: list[Block], text: str, ephemeral: bool = False) -> l
     """Messages of at most 50 blocks; the fallback text goes with the first, "(continued)" after."""
     if not blocks:
         return [SlackMessage(text, [], ephemeral)]
+    if len(blocks) > MAX_MESSAGES * BLOCK_LIMIT:
+        blocks = [*blocks[: MAX_MESSAGES * BLOCK_LIMIT - 1], *context([CUT_NOTE])]
     messages = []
     for first in range(0, len(blocks), BLOCK_LIMIT):
         label = text if first == 0 else "(continued)"
@@ -133,8 +164,9 @@ def split_messages(blocks: list[Block], text: str, ephemeral: bool = False) -> l
     return messages
 
 
-def _fallback(plain: str) -> str:
-    return _clip(escape(plain), FALLBACK_LIMIT)
+def _fallback(plain: str, article: bool = True) -> str:
+    """Notification text; ``article`` when it holds article text (answers, digests)."""
+    return _clip(data(plain) if article else escape(plain), FALLBACK_LIMIT)
 
 
 # -- answers -------------------------------------------------------------------------------
@@ -143,23 +175,23 @@ def _fallback(plain: str) -> str:
 def span_unit(span: AnswerSpan) -> str:
     """One span as an escaped line: quotes in quote marks, then its ``[n]`` marker."""
     if span.kind == "quote":
-        return f"{OPEN_QUOTE}{escape(span.text)}{CLOSE_QUOTE} [{span.citation}]"
-    return f"{escape(span.text)} [{span.citation}]"
+        return f"{OPEN_QUOTE}{data(span.text)}{CLOSE_QUOTE} [{span.citation}]"
+    return f"{data(span.text)} [{span.citation}]"
 
 
 def answer_units(spans: list[AnswerSpan]) -> list[str]:
     """Escaped lines of an answer body; a speaker's name heads the first of their quotes."""
     return [
-        (f"*{escape(heading)} said:*\n" if heading is not None else "") + span_unit(span)
+        (f"*{data_field(heading)} said:*\n" if heading is not None else "") + span_unit(span)
         for heading, span in with_speaker_headings(spans)
     ]
 
 
 def citation_mrkdwn(citation: Citation) -> str:
     """A citation line ("[1] Headline — Outlet, 11 Dec 2017, ¶12"), the headline linked when it has a URL."""
-    details = [part for part in (citation.source, format_date(citation.published)) if part]
+    details = [part for part in (data_field(citation.source), data_field(format_date(citation.published))) if part]
     where = ", ".join([*details, f"¶{citation.paragraph}"])
-    return f"[{citation.n}] {_link(citation.url, citation.title)} — {escape(where)}"
+    return f"[{citation.n}] {_link(citation.url, citation.title)} — {where}"
 
 
 def answer_buttons(answer_id: str, with_passages: bool) -> Block:
@@ -199,9 +231,7 @@ def render_answer(reply: AnswerReply) -> list[SlackMessage]:
 
 
 def _hit_line(hit: SearchHit) -> str:
-    return (
-        f"• {escape(_clip(' '.join(hit.passage.text.split()), SEARCH_SNIPPET))} ({citation_mrkdwn(hit.citation)[4:]})"
-    )
+    return f"• {data(_clip(' '.join(hit.passage.text.split()), SEARCH_SNIPPET))} ({citation_mrkdwn(hit.citation)[4:]})"
 
 
 def _keep_tail_together(blocks: list[Block], text: str, ephemeral: bool) -> list[SlackMessage]:
@@ -211,7 +241,14 @@ def _keep_tail_together(blocks: list[Block], text: str, ephemeral: bool) -> list
         tail_start -= 1
     tail = blocks[tail_start:]
     body = blocks[:tail_start]
-    if len(blocks) <= BLOCK_LIMIT or len(tail) >= BLOCK_LIMIT:
+    if len(tail) >= BLOCK_LIMIT:
+        return split_messages(blocks, text, ephemeral)
+    room = MAX_MESSAGES * BLOCK_LIMIT - len(tail)
+    if len(body) > room:
+        # At most three messages: the body is cut, the sources and buttons are kept.
+        body = [*body[: room - 1], *context([CUT_NOTE])]
+        blocks = body + tail
+    if len(blocks) <= BLOCK_LIMIT:
         return split_messages(blocks, text, ephemeral)
     messages = split_messages(body, text, ephemeral)
     last = messages[-1]
@@ -231,7 +268,7 @@ def render_search(reply: SearchReply) -> list[SlackMessage]:
         return [SlackMessage(text, [section(text)], reply.private)]
     blocks: list[Block] = [section(f"*Top passages for “{escape(reply.query)}”*")]
     for hit in reply.hits:
-        blocks += pack_sections([escape(_clip(" ".join(hit.passage.text.split()), SECTION_LIMIT))])
+        blocks += pack_sections([data(_clip(" ".join(hit.passage.text.split()), SECTION_LIMIT))])
         blocks += context([citation_mrkdwn(hit.citation)])
     return split_messages(blocks, f"Top passages for “{escape(reply.query)}”", reply.private)
 
@@ -243,7 +280,7 @@ def render_sources(reply: SourcesReply) -> list[SlackMessage]:
     heading = f"*Articles, newest first* (page {reply.page} of {reply.pages}, {reply.total} in all)"
     lines = []
     for article in reply.articles:
-        details = ", ".join(escape(p) for p in (article.source, format_date(article.published)) if p)
+        details = ", ".join(data_field(p) for p in (article.source, format_date(article.published)) if p)
         lines.append(f"• {_link(article.url, article.title)}" + (f" — {details}" if details else ""))
     blocks = [section(heading), *pack_sections(lines)]
     if reply.page < reply.pages:
@@ -263,14 +300,16 @@ def render_passages(reply: PassagesReply) -> list[SlackMessage]:
 
 
 def _passage_units(passage: Passage) -> list[str]:
-    return [escape(paragraph) for paragraph in passage.text.split("\n") if paragraph.strip()]
+    return [data(paragraph) for paragraph in passage.text.split("\n") if paragraph.strip()]
 
 
 def render_text(reply: TextReply) -> list[SlackMessage]:
     text = escape(reply.text)
     prefix = "⚠️ " if reply.error else ""
     return split_messages(
-        pack_sections([prefix + line for line in text.split("\n\n")]), _fallback(reply.text), reply.private
+        pack_sections([prefix + line for line in text.split("\n\n")]),
+        _fallback(reply.text, article=False),
+        reply.private,
     )
 
 
@@ -284,13 +323,13 @@ def render_digest(reply: DigestReply) -> list[SlackMessage]:
     if not digest.stories:
         # The builder's text says "Nothing new since Mon 30 Nov, 09:00" in the channel's time.
         blocks.append(section(escape(digest.text or f"Nothing new since {since}.")))
-        return split_messages(blocks, _fallback(digest.text or header), reply.private)
+        return split_messages(blocks, _fallback(digest.text or header, article=False), reply.private)
     for story in digest.stories:
-        units = [f"*{escape(story.headline)}*", *answer_units(story.spans)]
+        units = [f"*{data_field(story.headline)}*", *answer_units(story.spans)]
         blocks += pack_sections(units)
-        outlets = sorted({a.source for a in story.articles if a.source})
+        outlets = sorted({data_field(a.source) for a in story.articles if a.source.strip()})
         count = len(story.articles)
-        note = f"{count} article{'s' if count != 1 else ''}" + (f" — {escape(', '.join(outlets))}" if outlets else "")
+        note = f"{count} article{'s' if count != 1 else ''}" + (f" — {', '.join(outlets)}" if outlets else "")
         blocks += context([note])
     if digest.citations:
         blocks += context([citation_mrkdwn(c) for c in digest.citations])

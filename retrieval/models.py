@@ -9,6 +9,22 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+# Titles, outlets and authors come from feeds and pages anyone may write: a 200,000-character
+# headline must not reach a chat message, so each is capped where an article is read.
+FIELD_LIMIT = 300
+_CAPPED_FIELDS = frozenset({"title", "source", "author"})
+
+
+def cap_field(text: str, limit: int = FIELD_LIMIT) -> str:
+    """``text`` at most ``limit`` characters: cut at a word (when one ends late enough) with "…"."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip() + "…"
+
 
 @dataclass(frozen=True)
 class Paragraph:
@@ -35,6 +51,12 @@ class ArticleDraft:
     url: str = ""
     published: str = ""
     author: str = ""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Capped however the field is set: at construction, or when a feed fills it in later.
+        if name in _CAPPED_FIELDS and isinstance(value, str):
+            value = cap_field(value)
+        super().__setattr__(name, value)
 
 
 @dataclass(frozen=True)
@@ -159,6 +181,9 @@ class Answer:
     # The question with its conversation folded in ("and Guardiola?" -> "what did Guardiola say
     # about the referee?"): what a follow-up to this answer builds on.
     standalone_question: str = ""
+    # When not answered: the name of the check that refused ("names_absent", "topic_off", ...),
+    # so that every abstention can be traced to one rule and measured (see retrieval/answering/).
+    refused_by: str = ""
 
     def citation(self, n: int) -> Citation:
         return self.citations[n - 1]
