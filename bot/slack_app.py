@@ -25,9 +25,10 @@ from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from slack_bolt import Ack, App, BoltRequest, Respond
+from slack_bolt import Ack, App, BoltRequest, BoltResponse, Respond
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_bolt.adapter.wsgi.http_request import WsgiHttpRequest
 from slack_sdk import WebClient, WebhookClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry import RetryHandler
@@ -45,6 +46,7 @@ from .delivery import DeliveryError
 from .limits import handler_threads, place_in_line
 from .replies import Reply, TextReply
 from .service import Asker, Service
+from .slack_http_guard import SlackHttpGuard
 from .slack_render import ACTION_PASSAGES, ACTION_VOTE_DOWN, ACTION_VOTE_UP, SlackMessage, render
 
 log = logging.getLogger("byline.slack")
@@ -192,6 +194,8 @@ class SlackAdapter:
         self.app = App(
             client=self.client,
             signing_secret=settings.slack_signing_secret,
+            # Over HTTP, SlackHttpGuard has checked the signature before this sees the body; bolt's
+            # own check stays on as a second one.
             request_verification_enabled=settings.slack_mode == "http",
             # Checked above with a clearer error; bolt would raise a long one with the response.
             token_verification_enabled=False,
@@ -412,11 +416,15 @@ class SlackAdapter:
     # -- transports ----------------------------------------------------------------------
 
     def start_http(self, host: str, port: int) -> _ThreadingWSGIServer:
-        """Serves ``/slack/events`` on ``host:port`` in a background thread; returns the server."""
+        """Serves ``/slack/events`` on ``host:port`` in a background thread; returns the server.
+
+        Requests pass ``SlackHttpGuard`` (length, timestamp, signature, replay, shape) before bolt.
+        """
+        guarded = SlackHttpGuard(_BoltWsgi(self.app, EVENTS_PATH), self.settings.slack_signing_secret, EVENTS_PATH)
         server = make_server(
             host,
             port,
-            SlackRequestHandler(self.app, EVENTS_PATH),
+            guarded,
             server_class=_ThreadingWSGIServer,
             handler_class=_QuietHandler,
         )
@@ -479,8 +487,30 @@ class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
 
 
+class _BoltWsgi(SlackRequestHandler):
+    """bolt's WSGI adapter, answering 400 to a signed body bolt cannot read.
+
+    ``SlackHttpGuard`` refuses bodies that are not JSON objects; bolt also assumes the types of some
+    fields (``team``, ``user``, ``channel``) while building a request, and a body that breaks that
+    assumption would otherwise be a 500 with a traceback.
+    """
+
+    def dispatch(self, request: WsgiHttpRequest) -> BoltResponse:
+        try:
+            bolt_request = BoltRequest(
+                body=request.get_body(), query=request.query_string, headers=request.get_headers()
+            )
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            log.warning("Slack HTTP: a signed request bolt cannot read (%s); answered 400.", type(error).__name__)
+            return BoltResponse(status=400, body="signed, but not a request Slack sends\n")
+        return self.app.dispatch(bolt_request)
+
+
 class _QuietHandler(WSGIRequestHandler):
     """Request lines go to our logger at debug level instead of stderr."""
+
+    # Seconds a socket read may wait: a client that stops sending its request is dropped.
+    timeout = 15
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         log.debug("Slack HTTP: " + format, *args)
