@@ -9,12 +9,21 @@ import hmac
 import http.client
 import json
 import logging
+import select
+import socket
+import threading
 import time
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 
+from bot.slack_http_guard import SlackHttpGuard
 from tests.test_slack import SECRET, Bolt, bolt, fake, no_handler_errors  # noqa: F401
+
+if TYPE_CHECKING:
+    from wsgiref.types import StartResponse, WSGIEnvironment
 
 PATH = "/slack/events"
 MARKER = "BODY-MARKER-7f3a"
@@ -68,8 +77,21 @@ def send(
     send_bytes: int | None = None,
     timeout: float = 10.0,
 ) -> tuple[int, bytes]:
+    """A POST to the adapter's endpoint (see ``send_to``)."""
+    return send_to(bolt.server.server_port, body, headers, content_type, length, send_bytes, timeout)
+
+
+def send_to(
+    port: int,
+    body: bytes,
+    headers: dict[str, str],
+    content_type: str = JSON,
+    length: str | None = None,
+    send_bytes: int | None = None,
+    timeout: float = 10.0,
+) -> tuple[int, bytes]:
     """A POST over a raw connection, so that tests can lie about the length or send only part of it."""
-    connection = http.client.HTTPConnection("127.0.0.1", bolt.server.server_port, timeout=timeout)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         connection.putrequest("POST", PATH)
         connection.putheader("Content-Type", content_type)
@@ -206,3 +228,42 @@ def test_an_unsigned_ssl_check_is_answered_and_runs_nothing(bolt: Bolt) -> None:
     assert status == 200
     body = urlencode({"ssl_check": "1", "command": "/sources", "response_url": bolt.fake.response_url("x")})
     assert send(bolt, body.encode(), {}, FORM)[0] == 401
+
+
+def test_a_trickled_body_is_dropped_at_the_deadline_and_never_reaches_the_app() -> None:
+    # The guard alone in front of a recording app, with a 1 s deadline instead of the default 10 s.
+    reached: list[bytes] = []
+
+    def app(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]:
+        reached.append(environ["wsgi.input"].read())
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"ok"]
+
+    guard = SlackHttpGuard(app, SECRET, PATH, read_deadline=1.0)
+    server = make_server("127.0.0.1", 0, guard, handler_class=_Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        body = json.dumps({"type": "url_verification", "challenge": "slow", "token": "x"}).encode()
+        with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as client:
+            head = [f"POST {PATH} HTTP/1.1", "Host: x", f"Content-Type: {JSON}", f"Content-Length: {len(body)}"]
+            head += [f"{name}: {value}" for name, value in signed(body).items()]
+            client.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+            started, reply = time.monotonic(), b""
+            for byte in body:  # one byte every 0.1 s, until the server answers: the whole body takes 7 s
+                client.sendall(bytes([byte]))
+                if select.select([client], [], [], 0.1)[0]:
+                    reply = client.recv(4096)
+                    break
+        assert reply.startswith(b"HTTP/1.0 408") or reply.startswith(b"HTTP/1.1 408"), reply
+        assert time.monotonic() - started < 4
+        assert not reached
+        # The same body sent at once is handed to the app, byte for byte.
+        assert send_to(server.server_port, body, signed(body))[0] == 200 and reached == [body]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
