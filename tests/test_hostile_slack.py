@@ -19,7 +19,7 @@ from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 
-from bot.slack_http_guard import SlackHttpGuard
+from bot.slack_http_guard import WINDOW_S, Refusal, RefusalLog, SignatureLedger, SlackHttpGuard
 from tests.test_slack import SECRET, Bolt, bolt, fake, no_handler_errors  # noqa: F401
 
 if TYPE_CHECKING:
@@ -267,3 +267,21 @@ def test_a_trickled_body_is_dropped_at_the_deadline_and_never_reaches_the_app() 
 class _Quiet(WSGIRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         pass
+
+
+def test_the_replay_memory_and_the_refusal_log_stay_bounded(caplog: pytest.LogCaptureFixture) -> None:
+    ledger = SignatureLedger(size=100)
+    now = 1_700_000_000.0
+    for n in range(10_000):  # a flood of distinct, valid signatures: memory stays at the bound
+        assert ledger.first_time(n.to_bytes(32, "big"), now + WINDOW_S, now)
+    assert len(ledger) <= 100
+    assert not ledger.first_time((9_999).to_bytes(32, "big"), now + WINDOW_S, now)  # the newest is remembered
+    # Once its timestamp has left the window a signature is forgotten (it would be refused as stale anyway).
+    assert ledger.first_time(b"later", now + 2 * WINDOW_S, now + WINDOW_S + 1) and len(ledger) == 1
+
+    caplog.set_level(logging.WARNING, logger="byline.slack")
+    log = RefusalLog(size=50)
+    for n in range(5_000):  # 5,000 addresses in one second: 50 lines and one for the others
+        log.refused(f"10.0.{n // 256}.{n % 256}", Refusal(401, "unsigned"), 100.0 + n / 10_000)
+    lines = [r.getMessage() for r in caplog.records if "refused a request" in r.getMessage()]
+    assert len(lines) == 51 and "other addresses" in lines[-1]
