@@ -19,8 +19,18 @@ import sys
 from pathlib import Path
 
 from retrieval.embedder import Embedder
+from retrieval.library import Library
 
 from .eval_common import DenseBaseline, Tally, ratio
+from .eval_natural import (
+    ANSWERABLE,
+    ChunkBaseline,
+    NaturalQuestion,
+    check_effects,
+    load_natural,
+    run_chunk_baseline,
+    run_natural,
+)
 from .eval_quotes import load_labels, run_attribution, stored_quotes_verbatim
 from .eval_speakers import load_speaker_questions, run_speaker_questions
 from .eval_squad import build_library, load_ooc, load_squad, run_ooc, run_ooc_baseline, run_squad, run_squad_baseline
@@ -67,7 +77,25 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         default=[HERE / "data" / "speaker_questions.tsv", HERE / "data" / "speaker_questions_blind.tsv"],
         help="in-corpus 'what did X say about Y' question files (question, article, speaker); one row each",
     )
-    parser.add_argument("--skip", nargs="*", default=[], choices=["squad", "ooc", "quotes", "baseline", "speakers"])
+    parser.add_argument(
+        "--natural",
+        type=Path,
+        nargs="+",
+        default=sorted((HERE / "data" / "natural").glob("*.tsv")),
+        help="questions that look like users (kind, article, question, expected, speaker); see bench/eval_natural.py",
+    )
+    parser.add_argument(
+        "--natural-part",
+        choices=["dev", "test", "final", "all"],
+        default="test",
+        help="dev: the part rules are tuned on; test: the reported part; final: written after the rules froze",
+    )
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=["squad", "ooc", "quotes", "baseline", "speakers", "natural"]
+    )
+    parser.add_argument(
+        "--checks", action="store_true", help="per refusing check, what it costs and stops on the natural part"
+    )
     parser.add_argument("--errors", action="store_true", help="print each attribution and speaker-question error")
     return parser.parse_args(argv)
 
@@ -152,8 +180,6 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
     bbc = args.data / "bbc-news"
     ooc_files = [path for path in args.ooc if path.exists()]
     if "ooc" not in args.skip and bbc.is_dir() and ooc_files:
-        from retrieval.library import Library
-
         library = Library.open(args.cache / "bbc", embedder)
         if library.store.article_count() == 0:
             print("Ingesting the BBC corpus once (2-3 minutes); later runs reuse it.", file=sys.stderr)
@@ -186,6 +212,8 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
             rows.append((f"{label}: abstained", _f(results[f"speaker_abstention_{name}"]), "-", ""))
             if args.errors:
                 out.extend(f"  speaker miss: {m}" for m in misses)
+        if "natural" not in args.skip:
+            _natural_rows(args, library, embedder, rows, out, results)
         checked, good = stored_quotes_verbatim(library)
         results["bbc_quotes_verbatim"] = ratio(good, checked)
         rows.append((f"All stored BBC quotes verbatim ({checked})", _f(ratio(good, checked)), "-", "1.000"))
@@ -223,6 +251,70 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
         out.append("-" * (width + 28))
         out.extend(f"{r[0]:<{width}}  {r[1]:>7}  {r[2]:>7}  {r[3]}" for r in rows)
     return results
+
+
+def _natural_questions(args: argparse.Namespace) -> list[NaturalQuestion]:
+    questions = []
+    for path in [p for p in args.natural if p.exists()]:
+        final = path.stem.startswith("final")
+        questions += load_natural(path, split=not final)
+    if args.natural_part == "all":
+        return questions
+    return [q for q in questions if q.part.startswith(args.natural_part)]
+
+
+def _natural_rows(
+    args: argparse.Namespace,
+    library: Library,
+    embedder: Embedder,
+    rows: list[tuple[str, str, str, str]],
+    out: list[str],
+    results: dict[str, float],
+) -> None:
+    """One row per kind of user question: Byline, the dense top sentence, the chunk baseline."""
+    questions = _natural_questions(args)
+    if not questions:
+        return
+    ours, misses = run_natural(library, questions)
+    chunks = run_chunk_baseline(ChunkBaseline(library, embedder, args.cache), questions)
+    dense = run_chunk_baseline(_DenseTop(library, embedder), questions)  # type: ignore[arg-type]
+    part = args.natural_part
+    for kind, target in NATURAL_TARGETS.items():
+        if not ours.asked[kind]:
+            continue
+        results[f"natural_{kind}"] = ours.score(kind)
+        theirs = f"{_f(dense.score(kind))} / {_f(chunks.score(kind))}" if kind in ANSWERABLE else "-"
+        rows.append((f"Natural ({part}) {kind} ({ours.asked[kind]} q)", _f(ours.score(kind)), theirs, target))
+    results["natural_refusal"] = ours.answerable_refusal
+    rows.append((f"Natural ({part}) answerable refused", _f(ours.answerable_refusal), "0 / 0", "<= 0.10"))
+    rows.append((f"Natural ({part}) overall ({sum(ours.asked.values())} q)", _f(ours.overall), "-", ""))
+    rows.append((f"Natural ({part}) ask ms p50 / p95", _ms(ours), "-", ""))  # type: ignore[arg-type]
+    refusals = ", ".join(f"{name} {count}" for name, count in ours.refused_by.most_common())
+    out.append(f"Natural ({part}): answerable questions refused by: {refusals or 'none'}")
+    if args.errors:
+        out.extend(f"  natural miss: {m}" for m in misses)
+    if args.checks:
+        out.append(f"Natural ({part}): what each check costs and stops")
+        out.extend(check_effects(library, questions))
+
+
+class _DenseTop:
+    """The dense baseline's top sentence as the whole answer (no abstention)."""
+
+    def __init__(self, library: Library, embedder: Embedder) -> None:
+        self.dense = DenseBaseline(library, embedder)
+
+    def answer(self, question: str) -> str:
+        return self.dense.ask(question)[1]
+
+
+NATURAL_TARGETS = {
+    "speaker": ">= 0.75",
+    "fact": ">= 0.70",
+    "who_said": ">= 0.80",
+    "absent": ">= 0.95",
+    "detail_absent": ">= 0.80",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
