@@ -1,14 +1,17 @@
 """A small local web server for the fetch and feed tests: pages, feeds and misbehaviour.
 
 Routes are set per test (``server.route(path, ...)``); the server counts hits per path and
-records the conditional headers it was sent, so tests can check ETag / 304 handling.
+records the conditional headers it was sent, so tests can check ETag / 304 handling. A route
+can also misbehave the way a hostile server does: trickle its body (``trickle`` seconds between
+pieces of ``piece`` bytes, chunked or not), trickle even its headers, send headers and then go
+silent (``stall="after-headers"``), or never answer at all (``stall="before-headers"``).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,6 +27,11 @@ class Route:
     delay: float = 0.0
     etag: str = ""
     send_length: bool = True
+    trickle: float = 0.0
+    piece: int = 1
+    chunked: bool = False
+    trickle_headers: bool = False
+    stall: str = ""  # "before-headers" or "after-headers"
 
 
 class FeedServer:
@@ -32,6 +40,7 @@ class FeedServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
         self.hits: Counter[str] = Counter()
+        self.hit_times: dict[str, list[float]] = defaultdict(list)  # time.monotonic() of each hit
         self.conditional: list[tuple[str, str]] = []
         self._stop = threading.Event()
         handler = _handler(self)
@@ -57,6 +66,7 @@ class FeedServer:
         return self
 
     def stop(self) -> None:
+        self._stop.set()  # releases handlers that are stalling or trickling
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -71,12 +81,19 @@ def _handler(server: FeedServer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             path = self.path
             server.hits[path] += 1
+            server.hit_times[path].append(time.monotonic())
             route = server.routes.get(path)
             if route is None:
                 self._send(404, b"not found", "text/plain", {})
                 return
             if route.delay:
                 time.sleep(route.delay)
+            if route.stall == "before-headers":
+                server._stop.wait(120)  # hold the connection open, answer nothing
+                return
+            if route.trickle or route.stall or route.chunked:
+                self._misbehave(route)
+                return
             sent_tag = self.headers.get("If-None-Match", "")
             if sent_tag or self.headers.get("If-Modified-Since"):
                 server.conditional.append((path, sent_tag))
@@ -107,6 +124,35 @@ def _handler(server: FeedServer) -> type[BaseHTTPRequestHandler]:
                     self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a cap or timeout under test)
+
+        def _misbehave(self, route: Route) -> None:
+            head = [f"HTTP/1.1 {route.status} OK", f"Content-Type: {route.content_type}"]
+            head.append("Transfer-Encoding: chunked" if route.chunked else f"Content-Length: {len(route.body)}")
+            raw_head = ("\r\n".join(head) + "\r\n\r\n").encode()
+            self.close_connection = True
+            try:
+                if route.trickle_headers:
+                    self._drip(raw_head, route.trickle, framed=False)
+                else:
+                    self.wfile.write(raw_head)
+                    self.wfile.flush()
+                if route.stall == "after-headers":
+                    server._stop.wait(120)
+                    return
+                self._drip(route.body, route.trickle, framed=route.chunked, piece=route.piece)
+                if route.chunked:
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up, as it should
+
+        def _drip(self, data: bytes, pause: float, framed: bool, piece: int = 1) -> None:
+            for start in range(0, len(data), piece):
+                part = data[start : start + piece]
+                self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n" if framed else part)
+                self.wfile.flush()
+                if server._stop.wait(pause):
+                    return
 
     return Handler
 
