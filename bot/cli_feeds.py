@@ -12,6 +12,7 @@ from typing import Any
 from retrieval.feeds import FeedBook, poll_feeds
 from retrieval.fetch import Fetcher
 from retrieval.library import Library
+from retrieval.loader import skip_message
 
 from .config import Settings
 from .ingest_commands import describe
@@ -78,13 +79,13 @@ def _poll(settings: Settings, fetcher: Fetcher) -> int:
         print("No feeds to poll. Add one with `byline feeds add URL`.")
     for result in results:
         if result.error:
-            print(f"{result.feed.url}: {result.error}", file=sys.stderr)
+            print(skip_message(result.feed.url, result.error), file=sys.stderr)
         elif result.not_modified:
             print(f"{result.feed.url}: not modified")
         else:
             print(f"{result.feed.url}: {result.items} new items, {result.added} added, {result.updated} updated")
             for link, reason in result.item_errors:
-                print(f"  {link}: {reason}", file=sys.stderr)
+                print(f"  {skip_message(link, reason)}", file=sys.stderr)
     return 1 if results and all(r.error for r in results) else 0
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from retrieval.feeds import poll_feeds
 from retrieval.fetch import Fetcher
 from retrieval.library import Library
+from retrieval.loader import skip_message
 from retrieval.web import INGEST_LOCK
 
 from .service import Service
@@ -49,7 +50,7 @@ def poll_round(library: Library, fetcher: Fetcher, watch_dir: Path | None) -> No
     """Poll every feed, then the watched folder; errors are logged, never raised."""
     for result in poll_feeds(library, fetcher):
         if result.error:
-            log.warning("Feed %s: %s", result.feed.url, result.error)
+            log.warning("Feed %s", skip_message(result.feed.url, result.error))
         elif result.added or result.updated:
             log.info("Feed %s: %d added, %d updated.", result.feed.url, result.added, result.updated)
     if watch_dir is not None and watch_dir.is_dir():
@@ -59,7 +60,7 @@ def poll_round(library: Library, fetcher: Fetcher, watch_dir: Path | None) -> No
             if report.added or report.replaced or report.failed:
                 log.info("Watched folder %s: %s.", watch_dir, report.summary())
             for path, reason in report.failed:
-                log.warning("Watched folder: skipped %s: %s", path, reason)
+                log.warning("Watched folder: skipped %s", skip_message(path, reason))
         except Exception:  # the poller must outlive one bad round
             log.exception("Ingesting the watched folder %s failed.", watch_dir)
 

@@ -78,6 +78,13 @@ def parse_text_article(text: str, key: str, markdown: bool = False) -> ArticleDr
     )
 
 
+def skip_message(name: str, reason: str) -> str:
+    """``NAME: why`` for a file or page that was skipped, naming it exactly once: some reasons
+    already start with the name (the loader's, the fetcher's), others (the library's length
+    limit, "no paragraphs") do not, and a skip that does not say which file is no help."""
+    return reason if reason.startswith(name) else f"{name}: {reason}"
+
+
 def read_article_file(path: Path) -> ArticleDraft:
     """Read one article file; raises ``UnreadableArticle`` with a reason a user can act on."""
     origin = str(path)
