@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrieval.answer import TUNING, Tuning, answer_question
+from retrieval.answering import TUNING, Tuning, answer_question
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import Answer, ArticleDraft

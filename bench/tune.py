@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from retrieval.answer import TUNING
+from retrieval.answering import TUNING
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 

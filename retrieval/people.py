@@ -59,7 +59,12 @@ NOT_PERSON_WORDS = frozenset(
     a an in on at for of and but or so if when while after before read more meanwhile however
     sources eyewitnesses premier champions world national labour conservative tory tories
     liberal democrats democrat republican republicans parliament commons lords senate congress
-    olympic olympics grand prix internet web online microsoft apple google sony nintendo yahoo""".split()  # noqa: SIM905
+    olympic olympics grand prix internet web online microsoft apple google sony nintendo yahoo
+    york angeles hong kong africa korea washington brussels beijing tokyo moscow berlin madrid
+    rome dublin edinburgh glasgow cardiff belfast manchester liverpool birmingham leeds china
+    japan india russia france germany italy spain iraq iran israel australia canada brazil
+    mexico zealand arabia states kingdom downing whitehall westminster hollywood silicon valley
+    wall city""".split()  # noqa: SIM905
 )
 
 
@@ -86,7 +91,12 @@ _TITLE_WORDS = frozenset(
 _LEADING_NOISE = frozenset(
     """but and or so yet however meanwhile former ex then now when while after before if also
     although though as at in on for of by with from writer author director festival the a an
-    this that these those his her their its rival other fellow""".split()  # noqa: SIM905
+    this that these those his her their its rival other fellow
+    american british english scottish welsh irish french german italian spanish dutch belgian
+    swiss swedish danish norwegian finnish russian polish greek turkish japanese chinese korean
+    indian pakistani australian canadian brazilian argentine mexican african european israeli
+    iraqi iranian egyptian nigerian portuguese austrian hungarian czech
+    us uk eu veteran leading top senior chief outgoing incoming acting""".split()  # noqa: SIM905
 )
 
 

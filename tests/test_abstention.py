@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.answer import TUNING, answer_question
+from retrieval.answering import TUNING, answer_question
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft

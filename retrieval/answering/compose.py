@@ -1,0 +1,97 @@
+"""Turning chosen evidence into an ``Answer``: spans, citations, the honest "not found"."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..models import Answer, AnswerSpan, Citation, Passage, SearchHit, Sentence
+from ..ranking import Tuning, _rank_passages
+from ..render import render_plain
+from .checks import Refusal
+from .citations import Citations
+from .question import Question
+
+if TYPE_CHECKING:
+    from ..library import Library
+
+
+def abstain(
+    library: Library,
+    question: Question,
+    refusal: Refusal,
+    vector: np.ndarray | None,
+    tokens: list[str],
+    tuning: Tuning,
+    ranked: list[tuple[int, float]] | None = None,
+    closest: list[SearchHit] | None = None,
+) -> Answer:
+    """The honest "not found" answer, with the closest passages (reusing a ranking if given)."""
+    if closest is None:
+        if ranked is None and vector is not None and library.dense.count():
+            ranked = _rank_passages(library, vector, tokens, tuning)
+        closest = hits(library, ranked[:3]) if ranked else []
+    count = library.store.article_count()
+    answer = Answer(
+        question=question.text,
+        answered=False,
+        spans=[],
+        citations=[],
+        message=refusal.message or f"I couldn't find that in the {count} article{'s' if count != 1 else ''} I have.",
+        closest=closest,
+        article_count=count,
+        standalone_question=question.standalone,
+        refused_by=refusal.check.name,
+    )
+    answer.text = render_plain(answer)
+    return answer
+
+
+def hits(library: Library, ranked: Sequence[tuple[int, float]]) -> list[SearchHit]:
+    """Passages with the citation each would get, numbered in the given order."""
+    passages = library.store.passages([pid for pid, _ in ranked])
+    found = []
+    for n, (pid, score) in enumerate(ranked, start=1):
+        passage = passages.get(pid)
+        if passage is not None:
+            found.append(SearchHit(passage, library.citation_for(passage, passage.paragraph_first, n), score))
+    return found
+
+
+def quote_speaker(library: Library, sentence: Sentence) -> str:
+    """Who a sentence quotes, when it lies in an attributed quote."""
+    for quote in library.store.quotes_of_articles([sentence.article_id]):
+        if quote.speaker and quote.start < sentence.end and sentence.start < quote.end:
+            return quote.speaker
+    return ""
+
+
+def finish(
+    library: Library, question: Question, spans: list[AnswerSpan], citations: Citations, message: str = ""
+) -> Answer:
+    answer = Answer(
+        question=question.text,
+        answered=True,
+        spans=spans,
+        citations=citations.items,
+        message=message,
+        article_count=library.store.article_count(),
+        interpreted_as=_interpretation(question),
+        standalone_question=question.standalone,
+    )
+    answer.text = render_plain(answer)
+    return answer
+
+
+def _interpretation(question: Question) -> str:
+    if question.kind == "speaker":
+        return f"what {question.who} said" + (f" about {question.topic}" if question.topic else "")
+    return ""
+
+
+def passages_for(library: Library, answer: Answer) -> list[tuple[Citation, Passage]]:
+    """The cited passages of an answer, for "Show passages"."""
+    passages = library.store.passages([c.passage_id for c in answer.citations])
+    return [(c, passages[c.passage_id]) for c in answer.citations if c.passage_id in passages]

@@ -1,0 +1,211 @@
+"""From a question to an ``Answer``: parse -> retrieve -> checks -> compose -> cite.
+
+The question is parsed once and flows down one of three paths (what someone said, who said
+something, a fact). Every refusal goes through a named check of ``checks.py`` and is recorded
+in ``Answer.refused_by``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import BadQuestion
+from ..models import Answer, AnswerSpan, SearchHit
+from ..ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
+from ..text import search_tokens
+from . import checks
+from .checks import Refusal
+from .citations import Citations
+from .compose import abstain, finish, hits, quote_speaker
+from .facts import choose_sentences, confident, typed_first, words_besides_names
+from .names import MissingTerms, names_absent
+from .question import MAX_QUESTION_CHARS, Question, parse, with_context
+from .speaker import (
+    RankedQuote,
+    articles_in_speaker_quotes,
+    choose_quotes,
+    quote_window,
+    rank_quotes,
+    reports_speech_of,
+    resolve_speakers,
+)
+
+if TYPE_CHECKING:
+    from ..library import Library
+
+
+def check_question(question: str) -> None:
+    if not question.strip():
+        raise BadQuestion("Ask a question, for example: what did Mourinho say about the referee?")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise BadQuestion(
+            f"That question is {len(question):,} characters long; please keep it under {MAX_QUESTION_CHARS:,}."
+        )
+
+
+def search_passages(library: Library, query: str, k: int = 5) -> list[SearchHit]:
+    """The ``k`` best passages for a query, each with the citation it would get."""
+    check_question(query)
+    query = parse(query).text
+    vector = library.embedder.encode_one(query)
+    return hits(library, _rank_passages(library, vector, search_tokens(query), TUNING)[:k])
+
+
+def answer_question(
+    library: Library, raw_question: str, history: Sequence[str] = (), tuning: Tuning = TUNING
+) -> Answer:
+    check_question(raw_question)
+    question = with_context(parse(raw_question), [h for h in history if h.strip()])
+    if question.kind == "speaker":
+        speakers = resolve_speakers(library, question.who)
+        if speakers:
+            return _speaker_answer(library, question, speakers, tuning)
+        if question.who[:1].islower() and not any(w[:1].isupper() for w in question.who.split()):
+            # "what did the report say about ...": not a person, a plain question.
+            return _fact_answer(library, Question(question.text, "general"), tuning)
+        # Never quoted directly: answer only with reported speech of theirs ("Nintendo says ...").
+        return _fact_answer(library, Question(question.text, "general"), tuning, reported=question)
+    return _fact_answer(library, question, tuning)
+
+
+# -- facts and "who said" ---------------------------------------------------------------------
+
+
+def _fact_answer(library: Library, question: Question, tuning: Tuning, reported: Question | None = None) -> Answer:
+    text = question.search_text
+    tokens = search_tokens(text)
+    vector = library.embedder.encode_one(text)
+
+    def refuse(refusal: Refusal, ranked: list[tuple[int, float]] | None = None) -> Answer:
+        return abstain(library, question, refusal, vector, tokens, tuning, ranked=ranked)
+
+    if library.dense.count() == 0:
+        return refuse(Refusal(checks.EMPTY_LIBRARY, "I have no articles yet: add some with `byline ingest PATH`."))
+    if checks.NAMES_ABSENT.on(tuning) and names_absent(library, question.text):
+        return refuse(Refusal(checks.NAMES_ABSENT))
+    ranked = _rank_passages(library, vector, tokens, tuning)
+    scored, _ = _score_sentences(library, ranked, vector, tokens, tuning, question.text)
+    if reported is not None:
+        scored = [s for s in scored if reports_speech_of(reported.who, s.sentence.text)]
+        if reported.topic:
+            # The topic's names must be names in the sentence's article: "sales of the Switch" is
+            # not in a story where players "switch between the two screens".
+            names = MissingTerms(library, f"about {reported.topic}", names_as_names=True)
+            scored = [
+                s
+                for s in scored
+                if s.cosine >= tuning.reported_min_cosine and not names.from_article(s.sentence.article_id)
+            ]
+        if not scored and checks.NEVER_QUOTED.on(tuning):
+            count = library.store.article_count()
+            message = f"I found nothing {reported.who} said about that in the {count} articles I have."
+            return refuse(Refusal(checks.NEVER_QUOTED, message), ranked)
+    if question.kind == "who_said":
+        return _who_said_answer(library, question, scored, tuning) or refuse(Refusal(checks.NOT_CONFIDENT), ranked)
+    if scored and checks.ANSWER_TYPE.on(tuning):
+        typed = typed_first(scored, question.text, tuning)
+        if typed is None:
+            return refuse(Refusal(checks.ANSWER_TYPE), ranked)
+        scored = typed
+    other_words = words_besides_names(question.text)
+    if not scored or (checks.NOT_CONFIDENT.on(tuning) and not confident(scored[0], tuning, other_words)):
+        return refuse(Refusal(checks.NOT_CONFIDENT), ranked)
+    if checks.NAMES_NOT_IN_ARTICLE.on(tuning) and MissingTerms(library, question.text).from_article(
+        scored[0].sentence.article_id
+    ):
+        return refuse(Refusal(checks.NAMES_NOT_IN_ARTICLE), ranked)
+    return _sentences_answer(library, question, choose_sentences(scored, tuning, other_words))
+
+
+def _sentences_answer(library: Library, question: Question, chosen: list[_Scored]) -> Answer:
+    citations = Citations(library)
+    spans = []
+    for item in chosen:
+        s = item.sentence
+        n = citations.number(s.article_id, s.paragraph, s.passage_id)
+        spans.append(
+            AnswerSpan(
+                s.text,
+                "sentence",
+                quote_speaker(library, s),
+                n,
+                s.article_id,
+                s.paragraph,
+                s.start,
+                s.end,
+                round(item.score, 4),
+            )
+        )
+    return finish(library, question, spans, citations)
+
+
+def _who_said_answer(library: Library, question: Question, scored: list[_Scored], tuning: Tuning) -> Answer | None:
+    """The quote that says it, with its speaker: among the best sentences, the first that lies
+    in an attributed quote; else the best sentence (it often names the speaker itself)."""
+    if not scored:
+        return None
+    window = [s for s in scored[: tuning.type_window] if confident(s, tuning)]
+    for item in window:
+        speaker = quote_speaker(library, item.sentence)
+        if speaker:
+            return _sentences_answer(library, question, [item])
+    return _sentences_answer(library, question, window[:1]) if window else None
+
+
+# -- what someone said --------------------------------------------------------------------------
+
+
+def _speaker_answer(library: Library, question: Question, speakers: list[str], tuning: Tuning) -> Answer:
+    ranges = library.store.speaker_quote_ranges(speakers)
+    topic_vector = library.embedder.encode_one(question.topic) if question.topic else None
+    ranked = rank_quotes(library, ranges, question.topic, topic_vector, tuning)
+    if not ranked:
+        vector = library.embedder.encode_one(question.text)
+        return abstain(library, question, Refusal(checks.NO_QUOTES), vector, search_tokens(question.text), tuning)
+    if (
+        question.topic
+        and checks.SPEAKER_TOPIC_ABSENT.on(tuning)
+        and not question.topic_optional
+        and names_absent(library, question.topic)
+    ):
+        # "what did Boris Johnson say about partygate?"
+        message = f"I found {question.who}, but nothing about {question.topic} in any article I have."
+        return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_TOPIC_ABSENT, message), tuning)
+    on_topic = topic_vector is None or ranked[0].score >= tuning.speaker_min_score
+    if not on_topic and not question.topic_optional and checks.SPEAKER_OFF_TOPIC.on(tuning):
+        count = articles_in_speaker_quotes(ranges)
+        message = (
+            f"I found {question.who} in {count} article{'s' if count != 1 else ''}, "
+            f"but nothing they said about {question.topic}. Closest:"
+        )
+        return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_OFF_TOPIC, message), tuning)
+    chosen = choose_quotes(ranked, tuning)
+    citations = Citations(library)
+    spans = []
+    for item in chosen:
+        quote = item.quote
+        start, end = quote_window(quote, item.best)
+        text = library.store.article(quote.article_id, with_text=True).text[start:end]  # type: ignore[union-attr]
+        n = citations.number(quote.article_id, quote.paragraph, item.best.passage_id)
+        spans.append(
+            AnswerSpan(
+                text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(item.score, 4)
+            )
+        )
+    message = ""
+    if not on_topic:  # the topic came from an earlier question ("and Guardiola?")
+        message = f"I found nothing from {question.who} about {question.topic}; here is what they said."
+    return finish(library, question, spans, citations, message)
+
+
+def _speaker_refusal(
+    library: Library, question: Question, ranked: list[RankedQuote], refusal: Refusal, tuning: Tuning
+) -> Answer:
+    """Not found on the topic; the closest passages are the person's closest quotes."""
+    passages = list(dict.fromkeys(item.best.passage_id for item in ranked[:3]))
+    closest = hits(library, [(pid, 0.0) for pid in passages])
+    empty = np.zeros(0, dtype=np.float32)
+    return abstain(library, question, refusal, empty, [], tuning, closest=closest)

@@ -1,0 +1,207 @@
+"""What a question asks: someone's words on a topic, who said something, or plain facts.
+
+Also rewrites a follow-up ("and what did Guardiola say?") with what the earlier question in
+the same conversation was about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+MAX_QUESTION_CHARS = 2000
+
+_LEAD = r"^(?:and|but|so|ok|okay|also|then|hey|hi)?[\s,]*"
+_END = r"\s*[?.!]*$"
+# Verbs of speech and opinion after "what did X ...". Not "mean": "What does W mean?" asks what
+# a word means, not what someone said.
+_SAY = (
+    r"(?:say|said|tell|told|think|thought|claim|admit|reveal|comment|argue|insist|feel|add|predict"
+    r"|suggest|warn|believe|want|hope|promise|expect|reckon|make|have\s+to\s+say|write|wrote|announce|call)"
+)
+# What joins a speaker to a topic; "after" and "when" keep the event as (part of) the topic.
+_PREP = r"(?:about|on|of|regarding|concerning|after|over|when|to|re|at|in|during|for|with|that|as)"
+_TOPIC = rf"(?:\s+{_PREP}\s+(?P<topic>.+?))?"
+# Opinion nouns: "What was X's view on Y?", "What warning did X give about Y?"
+_OPINION = (
+    r"(?:comments?|remarks?|words|reactions?|quotes?|views?|response|take|opinion|opinions|verdict|position"
+    r"|stance|thoughts|assessment|message|warning|warnings|advice|explanation|excuse|justification|defen[cs]e"
+    r"|argument|arguments|prediction|predictions|promise|criticism|concerns?|fears?|hopes?|answer|reply"
+    r"|point|case|reasoning|reason|feelings|attitude|outlook|forecast|plea|claim|claims|explanation)"
+)
+_REACT = (
+    r"(?:react|respond|reply|feel|describe|explain|justify|defend|view|see|sum\s+up|characteri[sz]e|rate"
+    r"|assess|judge|rationali[sz]e|account\s+for|answer|greet|welcome|dismiss|criticise|criticize|joke|quip"
+    r"|talk|speak|pay\s+tribute|sound|put\s+it|reflect|look\s+back)"
+)
+# "Was X hopeful about Y?": a stance the person voiced.
+_STANCE = (
+    r"(?:hopeful|happy|unhappy|worried|optimistic|pessimistic|confident|concerned|pleased|angry|upset|critical"
+    r"|positive|negative|keen|sure|satisfied|disappointed|surprised|excited|sorry|proud|nervous|sceptical"
+    r"|skeptical|supportive|opposed|against|in\s+favou?r\s+of|bullish|gloomy|relaxed|frustrated)"
+)
+_SPEAKER_PATTERNS = [
+    # What did X say about Y? / What else has X said? / What did X think of Y?
+    re.compile(
+        _LEAD + r"what\s+(?:else\s+|exactly\s+)?(?:did|does|do|has|have|had|would|will|is|was)\s+(?P<who>.+?)\s+"
+        rf"(?:have\s+to\s+)?(?:actually\s+|really\s+)?{_SAY}(?:\s+of)?{_TOPIC}{_END}",
+        re.I,
+    ),
+    # What did X say was the biggest impact? / What did X tell the crowds?
+    re.compile(
+        _LEAD + r"what\s+(?:else\s+)?(?:did|does|do|has|have|had)\s+(?P<who>.+?)\s+"
+        r"(?:say|said|tell|told|reckon|think|believe|expect|claim|predict)\s+(?P<topic>.+?)" + _END,
+        re.I,
+    ),
+    # How did X react to Y? / How did X react when ...? / How did X describe Y?
+    re.compile(
+        _LEAD + rf"how\s+(?:did|does|do|has|have|had|was|is|would)\s+(?P<who>.+?)\s+{_REACT}"
+        rf"(?:\s+(?:to|about|on|at|when|after|over)\b)?(?:\s+(?P<topic>.+?))?{_END}",
+        re.I,
+    ),
+    # Why did X say Y? / Why does X think Y?
+    re.compile(
+        _LEAD + r"why\s+(?:did|does|do|has|have|had|is|was)\s+(?P<who>.+?)\s+"
+        r"(?:say|think|believe|claim|argue|warn|insist|want|feel|suggest|predict|call|describe|criticise|criticize)"
+        r"(?:\s+(?:that|about|on|of)\b)?\s+(?P<topic>.+?)" + _END,
+        re.I,
+    ),
+    # What warning did X give about Y? / What advice did X have for Y? / What reason did X give?
+    re.compile(
+        _LEAD + rf"(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?{_OPINION}\s+(?:did|does|do|has|have|had)\s+"
+        r"(?P<who>.+?)\s+(?:have|give|offer|issue|make|express|raise|share|sound|deliver|provide|voice|put\s+forward"
+        r"|send|hold|get)(?:\s+(?:for|about|on|to|over|regarding|of|when|after|as|in)\b)?(?:\s+(?P<topic>.+?))?" + _END,
+        re.I,
+    ),
+    # What was X's view on Y? / X's reaction to Y? / What's X's take on Y?
+    re.compile(
+        _LEAD + r"(?:what\s+(?:were|are|was|is)\s+|what['’]s\s+|how\s+(?:was|is)\s+)?(?P<who>.+?)['’]s?\s+"
+        rf"(?:[\w\-]+\s+)?{_OPINION}"
+        r"(?:\s+(?:on|about|to|of|over|regarding|for|after|when|at|in)\s+(?P<topic>.+?))?" + _END,
+        re.I,
+    ),
+    # Did X say anything about Y? / Has X commented on Y? / Did X have anything to say about Y?
+    re.compile(
+        _LEAD + r"(?:did|has|have|does|had)\s+(?P<who>.+?)\s+(?:say|said|comment|commented|talk|talked|speak|spoken"
+        r"|spoke|mention|mentioned|have\s+anything\s+to\s+say|give\s+(?:a|any)\s+(?:view|comment|reason))"
+        r"(?:\s+(?:anything|something|much))?(?:\s+(?:about|on|regarding|over|when|after|of)\s+(?P<topic>.+?))?" + _END,
+        re.I,
+    ),
+    # Did X think the fans could stop Glazer? / Does X believe ...?
+    re.compile(
+        _LEAD + r"(?:did|does|do|has|had)\s+(?P<who>.+?)\s+(?:think|believe|expect|feel|reckon|predict|warn|claim)"
+        r"(?:\s+that)?\s+(?P<topic>.+?)" + _END,
+        re.I,
+    ),
+    # Was X hopeful about Y? / Is X worried that ...?
+    re.compile(
+        _LEAD + rf"(?:was|is|were|are)\s+(?P<who>.+?)\s+(?:very\s+|really\s+|at\s+all\s+)?{_STANCE}"
+        r"(?:\s+(?:about|with|of|that|over|on|for|to)\s+(?P<topic>.+?))?" + _END,
+        re.I,
+    ),
+    # Quotes from X about Y / According to X, ...
+    re.compile(
+        _LEAD + r"(?:any\s+)?(?:quotes?|comments?)\s+(?:from|by)\s+(?P<who>.+?)"
+        r"(?:\s+(?:about|on)\s+(?P<topic>.+?))?" + _END,
+        re.I,
+    ),
+]
+_WHO_SAID = re.compile(
+    _LEAD + r"(?:who|which\s+\w+(?:\s+\w+)?)\s+(?:said|says|claimed|claims|called|described|admitted|insisted"
+    r"|complained|accused|warned|warns|argued|argues|suggested|predicted|believes|believed|thinks|thought|told|joked|described"
+    r"|compared|dismissed|criticised|criticized|praised|questioned|reckons|remarked|declared|stated|vowed"
+    r"|promised|urged|admits|described)\s+" + r"(?:that\s+)?(?P<topic>.+?)" + _END,
+    re.I,
+)
+_SHORT_FOLLOW_UP = re.compile(
+    _LEAD + r"(?:what\s+about|how\s+about)?\s*(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)*)\s*\?*$"
+)
+_PRONOUNS = re.compile(r"^(?:he|she|they|him|her|them|it)$", re.I)
+_PRONOUN_IN_TEXT = re.compile(r"\b(?:he|she|they|him|her|them|his|their)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Question:
+    """A parsed question. ``who`` is set for questions about what someone said."""
+
+    text: str
+    kind: str  # "speaker", "who_said" or "general"
+    who: str = ""
+    topic: str = ""
+    # An answer off the topic is still what the user asked for: the topic came from an
+    # earlier question ("and what did Guardiola say?"). (A reaction, "how did Mourinho react
+    # to the defeat?", is not: it is found through its article being about the defeat.)
+    topic_optional: bool = False
+
+    @property
+    def standalone(self) -> str:
+        """The question as it would be asked with no conversation before it."""
+        if self.kind == "speaker":
+            return f"what did {self.who} say" + (f" about {self.topic}" if self.topic else "") + "?"
+        return self.text
+
+    @property
+    def search_text(self) -> str:
+        if self.kind == "speaker":
+            return self.topic or self.who
+        if self.kind == "who_said":
+            return self.topic
+        return self.text
+
+
+def normalise(question: str) -> str:
+    """Whitespace and invisible characters cleaned; what the user typed otherwise kept."""
+    cleaned = "".join(ch for ch in question if ch.isprintable() or ch in " \t\n")
+    return re.sub(r"\s+", " ", cleaned).strip()
+
+
+def parse(question: str) -> Question:
+    text = normalise(question)
+    for pattern in _SPEAKER_PATTERNS:
+        match = pattern.match(text)
+        if match:
+            who = _clean_who(match.group("who"))
+            if who:
+                topic = _clean_topic(match.groupdict().get("topic") or "")
+                return Question(text, "speaker", who, topic)
+    match = _WHO_SAID.match(text)
+    if match:
+        return Question(text, "who_said", topic=_clean_topic(match.group("topic")))
+    return Question(text, "general")
+
+
+def _clean_who(who: str) -> str:
+    who = re.sub(r"^(?:the\s+)?(?:manager|boss|coach|minister|president)\s+", "", who.strip(), flags=re.I)
+    return who.strip(" ,.?!")
+
+
+def _clean_topic(topic: str) -> str:
+    return topic.strip(" ,.?!")
+
+
+def with_context(question: Question, history: Sequence[str]) -> Question:
+    """Rewrite a follow-up using the most recent earlier question it depends on."""
+    if not history:
+        return question
+    previous = parse(history[-1])
+    short = _SHORT_FOLLOW_UP.match(question.text)
+    if question.kind == "general" and short and previous.kind == "speaker" and len(question.text.split()) <= 5:
+        # "and Guardiola?" after "what did Mourinho say about the referee?"
+        return Question(
+            question.text, "speaker", short.group("who"), previous.topic, topic_optional=bool(previous.topic)
+        )
+    if question.kind == "speaker":
+        who = previous.who if _PRONOUNS.match(question.who) and previous.who else question.who
+        inherited = not question.topic and previous.kind == "speaker" and bool(previous.topic)
+        topic = question.topic or (previous.topic if previous.kind == "speaker" else "")
+        return replace(question, who=who, topic=topic, topic_optional=question.topic_optional or inherited)
+    if question.kind == "general" and _PRONOUN_IN_TEXT.search(question.text):
+        subject = previous.who if previous.kind == "speaker" else _names(previous.text)
+        if subject:
+            return replace(question, text=f"{question.text} ({subject})")
+    return question
+
+
+def _names(text: str) -> str:
+    return " ".join(re.findall(r"\b[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)*", text[1:]))

@@ -1,0 +1,286 @@
+"""What someone said: resolving the person, then ranking their quotes by how well the quote
+and its context fit the topic.
+
+People paraphrase: "what did Brown say about borrowing costs?" of a story whose words are
+"interest rates". So the topic is a scored signal, never an every-word gate: a quote scores by
+its own closeness to the topic, by the paragraph around it, by how well its article matches the
+whole question (hybrid retrieval), and by shared words. Only when the best score is low does
+Byline say it found the person but nothing they said on that.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..models import Quote, Sentence
+from ..people import SPEECH_VERBS
+from ..ranking import Tuning, _overlap, _rank_passages
+from ..text import search_tokens, without_accents
+from .names import MissingTerms
+
+if TYPE_CHECKING:
+    from ..library import Library
+
+_SPEECH = re.compile(rf"\b(?:{SPEECH_VERBS}|according to)\b")
+# How many words may stand between a name and its speech verb: "Volkswagen, meanwhile, says",
+# "said HMV manager Clive Smith". Further away the verb is someone else's ("After beating Amy
+# Winehouse, Jamelia and PJ Harvey to the prize, Joss Stone said").
+_SPEECH_REACH = 3
+_SPEECH_WORD = re.compile(r"[\w’'\-]+")
+
+
+def reports_speech_of(who: str, text: str) -> bool:
+    """Whether a sentence reports this speaker's words: their name (the surname at least)
+    within a few words of a speech verb."""
+    surname = without_accents(who).replace("’", "'").split()[-1].removesuffix("'s")
+    text = without_accents(text)
+    words = list(_SPEECH_WORD.finditer(text))
+    named = [i for i, w in enumerate(words) if w.group().replace("’", "'").removesuffix("'s") == surname]
+    if not named:
+        return False
+    starts = [w.start() for w in words]
+    verbs = {bisect.bisect_left(starts, m.start()) for m in _SPEECH.finditer(text)}  # word index of each verb
+    return any(abs(v - n) <= _SPEECH_REACH + 1 for v in verbs for n in named)
+
+
+# -- who ----------------------------------------------------------------------------------------
+
+# Words that are never part of how a stored speaker is named.
+_NOT_NAME_WORDS = frozenset(
+    """the a an mr mrs ms miss dr sir dame lord lady prof professor rev reverend""".split()  # noqa: SIM905
+)
+_CAPITALISED_RUN = re.compile(r"(?:[A-Z][\w’'\-]*[a-z][\w’'\-]*)(?:\s+(?:de|van|von|der|la|le|da)?\s*[A-Z][\w’'\-]*)*")
+
+
+def resolve_speakers(library: Library, who: str) -> list[str]:
+    """Stored speakers the person named in a question refers to.
+
+    Tries the name as asked, then the names inside it, longest first ("the Microsoft boss Bill
+    Gates" -> "Bill Gates", "Tony Blair's spokesman" -> "Tony Blair"), then the words of it that
+    any stored speaker has ("chancellor gordon brown" -> "gordon brown").
+    """
+    who = re.sub(r"['’]s\b", "", who)
+    candidates = [who]
+    runs = sorted(_CAPITALISED_RUN.findall(who), key=lambda run: -len(run.split()))
+    candidates += [run for run in runs if run != who]
+    for candidate in candidates:
+        found = match_speakers(library, candidate)
+        if found:
+            return found
+    by_word = _speaker_words(library)
+    known = [w for w in _name_words(who) if w in by_word]
+    return match_speakers(library, " ".join(known)) if known else []
+
+
+def _name_words(who: str) -> list[str]:
+    return [w.lower() for w in without_accents(who).replace("’", "'").split() if w.lower() not in _NOT_NAME_WORDS]
+
+
+def match_speakers(library: Library, who: str) -> list[str]:
+    """Stored speakers a name refers to ("Mourinho" -> "Jose Mourinho"; "Jose" -> every stored
+    speaker called Jose: the topic then chooses among them)."""
+    wanted = _name_words(who)
+    if not wanted:
+        return []
+    by_word = _speaker_words(library)
+    candidates = set.intersection(*(by_word.get(w, set()) for w in wanted))
+    matches = []
+    for speaker in sorted(candidates):
+        parts = without_accents(speaker).lower().replace("’", "'").split()
+        if all(w in parts for w in wanted):
+            matches.append(speaker)
+    return matches
+
+
+_SPEAKER_WORDS: list[tuple[dict[str, int], dict[str, set[str]]]] = []
+
+
+def _speaker_words(library: Library) -> dict[str, set[str]]:
+    """Capitalised stored speakers by each lower-cased word of their name, built once per ingest.
+
+    ``library.speakers`` is replaced (a new dict) whenever articles change, so the dict itself
+    is the cache key; scanning thousands of speakers per question would cost milliseconds.
+    """
+    speakers = library.speakers
+    for known, index in _SPEAKER_WORDS:
+        if known is speakers:
+            return index
+    built: dict[str, set[str]] = {}
+    for speaker in speakers:
+        if speaker[:1].isupper():
+            for part in without_accents(speaker).lower().replace("’", "'").split():
+                built.setdefault(part, set()).add(speaker)
+    # Keep the last few (one per open library); holding the dict keeps its identity unique.
+    _SPEAKER_WORDS[:] = [*_SPEAKER_WORDS[-3:], (speakers, built)]
+    return built
+
+
+# -- their quotes, ranked -----------------------------------------------------------------------
+
+# Quotes scored with their context after a first ranking by closeness and article: a prolific
+# speaker can have thousands of quotes, and reading every paragraph would cost ~100 ms.
+RESCORED_QUOTES = 40
+# Without a topic ("what did Blair say?") the newest quotes are the ones to show.
+NEWEST_QUOTES = 200
+# Articles whose passages rank this high for the whole question count as being about it.
+ARTICLE_CANDIDATES = 48
+
+
+@dataclass(frozen=True)
+class RankedQuote:
+    """A quote with how well it fits the topic, and the parts of that score."""
+
+    score: float
+    quote: Quote
+    best: Sentence  # the quote's sentence closest to the topic
+    closeness: float  # the quote's own best cosine to the topic
+    context: float  # the best cosine of the paragraph around it
+    article: float  # its article's retrieval score for the topic
+
+
+def articles_in_speaker_quotes(ranges: np.ndarray) -> int:
+    return len(set(ranges[:, 4].tolist())) if len(ranges) else 0
+
+
+def rank_quotes(
+    library: Library,
+    ranges: np.ndarray,
+    topic: str,
+    topic_vector: np.ndarray | None,
+    tuning: Tuning,
+) -> list[RankedQuote]:
+    """A speaker's quotes, best first. ``ranges`` rows are (quote id, first sentence id, last
+    sentence id, partial, article id) from ``Store.speaker_quote_ranges``."""
+    if not len(ranges):
+        return []
+    if topic_vector is None:
+        return _newest(library, ranges)
+    quote_ids, firsts, lasts = ranges[:, 0], ranges[:, 1], ranges[:, 2]
+    partial, article_ids = ranges[:, 3].astype(bool), ranges[:, 4]
+    lengths = lasts - firsts + 1
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    sentence_ids = np.repeat(firsts - starts, lengths) + np.arange(int(lengths.sum()))
+    with library.lock:
+        vectors = library.dense.vectors(sentence_ids.tolist())
+    cosines = vectors @ topic_vector
+    closeness = np.maximum.reduceat(cosines, starts)
+    topic_tokens = search_tokens(topic)
+    relevance, floor = _article_relevance(library, topic_vector, topic_tokens, tuning)
+    article_scores = np.array([relevance.get(int(a), floor) for a in article_ids.tolist()])
+    first = closeness + tuning.speaker_article_weight * article_scores - 0.1 * partial
+    top = np.argsort(-first)[:RESCORED_QUOTES].tolist()
+    best_sentence = {
+        int(quote_ids[i]): int(sentence_ids[starts[i] + int(np.argmax(cosines[starts[i] : starts[i] + lengths[i]]))])
+        for i in top
+    }
+    quotes = library.store.quotes_by_ids(list(best_sentence))
+    sentences = library.store.sentences_by_ids(list(best_sentence.values()))
+    context = _context_closeness(library, [s.passage_id for s in sentences.values()], topic_vector, topic_tokens)
+    rarity = library.sparse.max_idf(topic_tokens)
+    # The topic's names and numbers are the words people do not paraphrase: a year missing
+    # from the quote's article all but rules the quote out ("touring in 2009" of a 2005 story),
+    # a missing name counts against it.
+    years = [t for t in search_tokens(topic) if t.isdigit() and len(t) >= 2]
+    names = MissingTerms(library, f"about {topic}", names_as_names=True)
+    ranked = []
+    for i in top:
+        quote = quotes.get(int(quote_ids[i]))
+        sentence = sentences.get(best_sentence[int(quote_ids[i])])
+        if quote is None or sentence is None:
+            continue
+        around, around_overlap = context.get(sentence.passage_id, (0.0, 0.0))
+        overlap = _overlap(topic_tokens, rarity, quote.text)
+        score = (
+            float(first[i])
+            + tuning.speaker_context_weight * around
+            + tuning.lexical_weight * overlap
+            + tuning.speaker_context_overlap_weight * around_overlap
+            - (tuning.speaker_missing_name_penalty if names.from_article(quote.article_id) else 0.0)
+            - (1.0 if years and not set(years) <= library.article_terms.of(quote.article_id) else 0.0)
+        )
+        ranked.append(RankedQuote(score, quote, sentence, float(closeness[i]), around, float(article_scores[i])))
+    return sorted(ranked, key=lambda item: -item.score)
+
+
+def _newest(library: Library, ranges: np.ndarray) -> list[RankedQuote]:
+    quote_ids, firsts = ranges[:, 0], ranges[:, 1]
+    newest = np.argsort(-quote_ids)[:NEWEST_QUOTES]
+    quotes = library.store.quotes_by_ids(quote_ids[newest].tolist())
+    first_sentences = library.store.sentences_by_ids(firsts[newest].tolist())
+    ranked = [
+        RankedQuote(
+            (0.0 if q.partial else 0.2) + min(len(q.text), 300) / 3000, q, first_sentences[int(firsts[i])], 0, 0, 0
+        )
+        for i in newest.tolist()
+        if (q := quotes.get(int(quote_ids[i]))) is not None and int(firsts[i]) in first_sentences
+    ]
+    return sorted(ranked, key=lambda item: -item.score)
+
+
+def _article_relevance(
+    library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning
+) -> tuple[dict[int, float], float]:
+    """Article id -> its best passage's fused score for the topic (the best sentence's cosine plus
+    a share of BM25), and the score of an article not among the candidates (the lowest found)."""
+    ranked = _rank_passages(library, vector, tokens, tuning)[:ARTICLE_CANDIDATES]
+    if not ranked:
+        return {}, 0.0
+    articles = library.store.article_ids_of_passages([pid for pid, _ in ranked])
+    relevance: dict[int, float] = {}
+    for pid, score in ranked:
+        article_id = articles.get(pid)
+        if article_id is not None and article_id not in relevance:
+            relevance[article_id] = score
+    return relevance, ranked[-1][1]
+
+
+def _context_closeness(
+    library: Library, passage_ids: list[int], vector: np.ndarray, tokens: list[str]
+) -> dict[int, tuple[float, float]]:
+    """Passage id -> (best sentence cosine to the topic, share of the topic's words it has)."""
+    sentences = library.store.sentences_of_passages(sorted(set(passage_ids)))
+    if not sentences:
+        return {}
+    with library.lock:
+        vectors = library.dense.vectors([s.id for s in sentences])
+    cosines = vectors @ vector
+    best: dict[int, float] = {}
+    texts: dict[int, list[str]] = {}
+    for sentence, cosine in zip(sentences, cosines.tolist(), strict=True):
+        best[sentence.passage_id] = max(best.get(sentence.passage_id, -1.0), cosine)
+        texts.setdefault(sentence.passage_id, []).append(sentence.text)
+    rarity = library.sparse.max_idf(tokens)
+    return {pid: (best[pid], _overlap(tokens, rarity, " ".join(texts[pid]))) for pid in best}
+
+
+def choose_quotes(ranked: list[RankedQuote], tuning: Tuning) -> list[RankedQuote]:
+    """The best quote and, where another comes close in score, that one too (never the same
+    words twice, nor two pieces of one paragraph's quote)."""
+    chosen: list[RankedQuote] = []
+    for item in ranked:
+        if len(chosen) >= tuning.max_quotes or item.score < ranked[0].score - tuning.quote_margin:
+            break
+        if any(
+            (
+                item.quote.group == c.quote.group
+                and item.quote.article_id == c.quote.article_id
+                and item.quote.paragraph == c.quote.paragraph
+            )
+            or item.quote.text == c.quote.text  # the same words reported in two articles
+            for c in chosen
+        ):
+            continue
+        chosen.append(item)
+    return sorted(chosen, key=lambda item: (item.quote.article_id, item.quote.start))
+
+
+def quote_window(quote: Quote, best: Sentence) -> tuple[int, int]:
+    """The whole quote when it is short, else the best sentence of it (still verbatim)."""
+    if len(quote.text.split()) <= 70:
+        return quote.start, quote.end
+    return max(quote.start, best.start), min(quote.end, best.end)

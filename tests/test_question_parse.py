@@ -1,0 +1,64 @@
+"""How questions are read: the phrasing families people use for "what did X say about Y", and
+questions that only look like them ("What does W mean?")."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.answering.question import parse
+
+
+@pytest.mark.parametrize(
+    ("question", "who", "topic"),
+    [
+        ("What did Mourinho say about the referee?", "Mourinho", "the referee"),
+        ("what did blair say about the election", "blair", "the election"),
+        ("What was Brown's view on borrowing costs?", "Brown", "borrowing costs"),
+        ("What's Jobs's take on the price?", "Jobs", "the price"),
+        ("What did Greenspan think of the dollar?", "Greenspan", "the dollar"),
+        ("What did Howard make of the plans?", "Howard", "the plans"),
+        ("How did Kennedy feel about the result?", "Kennedy", "the result"),
+        ("What warning did Mervyn King give about house prices?", "Mervyn King", "house prices"),
+        ("What advice did Gates have for young programmers?", "Gates", "young programmers"),
+        ("Did Blunkett say anything about the visa?", "Blunkett", "the visa"),
+        ("Did Jobs have anything to say about the iPod shuffle?", "Jobs", "the iPod shuffle"),
+        ("How did Ebbers react to the verdict?", "Ebbers", "the verdict"),
+        ("How did Ebbers react when the jury came back?", "Ebbers", "the jury came back"),
+        ("How did the chancellor Gordon Brown describe the economy?", "the chancellor Gordon Brown", "the economy"),
+        ("How did Straw explain the delay?", "Straw", "the delay"),
+        ("Why did Prescott say the plan was flawed?", "Prescott", "the plan was flawed"),
+        ("What was Kilroy-Silk's response to the criticism?", "Kilroy-Silk", "the criticism"),
+        ("What did Letwin say after the budget about taxes?", "Letwin", "the budget about taxes"),
+        ("What reason did Sony give for the delay?", "Sony", "the delay"),
+    ],
+)
+def test_speaker_phrasings(question: str, who: str, topic: str) -> None:
+    parsed = parse(question)
+    assert (parsed.kind, parsed.who, parsed.topic) == ("speaker", who, topic)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does IFPI stand for?",
+        "What does drive by hacking mean?",
+        "How much did Google earn in the three months to September?",
+        "Why did the IMF say Liberia's economy began growing again?",
+    ],
+)
+def test_questions_that_are_not_about_someones_words(question: str) -> None:
+    parsed = parse(question)
+    assert parsed.kind == "general" or (parsed.kind == "speaker" and parsed.who in {"the IMF"})
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Who said the Lib Dems' figures don't add up?", "the Lib Dems' figures don't add up"),
+        ("Which analyst predicted a rival offer within weeks?", "a rival offer within weeks"),
+        ("Who warned that Howard was playing a dangerous game?", "Howard was playing a dangerous game"),
+    ],
+)
+def test_who_said(question: str, topic: str) -> None:
+    parsed = parse(question)
+    assert (parsed.kind, parsed.topic) == ("who_said", topic)
