@@ -15,7 +15,7 @@ from .cli_feeds import add_feeds_parser, run_feeds, run_ingest
 from .config import Settings, load_environment
 from .logs import configure_logging
 from .replies import AnswerReply, TextReply
-from .service import Asker, Service
+from .service import MAX_PAGE_DIGITS, Asker, Service, shown
 from .terminal import chat, render
 
 log = logging.getLogger("byline")
@@ -32,13 +32,20 @@ def _parser() -> argparse.ArgumentParser:
     search = commands.add_parser("search", help="the passages that best match a query")
     search.add_argument("query")
     sources = commands.add_parser("sources", help="list the stored articles, newest first")
-    sources.add_argument("page", nargs="?", type=int, default=1)
+    sources.add_argument("page", nargs="?", type=_page, default=1, help="page number, from 1 (default: 1)")
     cli_digest.add_subparser(commands)
     commands.add_parser("chat", help="chat in the terminal")
     commands.add_parser("serve", help="run on the platforms configured in the environment (or the terminal)")
     add_feeds_parser(commands)
     cli_eval.add_parser(commands)
     return parser
+
+
+def _page(text: str) -> int:
+    """A page number for ``byline sources``; argparse reports anything else as a usage error."""
+    if not text.isascii() or not text.isdigit() or len(text.lstrip("0")) > MAX_PAGE_DIGITS or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{shown(text)!r} is not a page number; pages are numbered from 1")
+    return int(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,8 +100,9 @@ def _run(command: str, args: argparse.Namespace, settings: Settings) -> int:
             print(render(service.search(args.query)))
             return 0
         if command == "sources":
-            print(render(service.sources(args.page)))
-            return 0
+            reply = service.sources_page(args.page)
+            print(render(reply), file=sys.stderr if isinstance(reply, TextReply) else sys.stdout)
+            return 1 if isinstance(reply, TextReply) else 0
         if command == "digest":
             return cli_digest.run(service, args)
         if command == "chat":
@@ -111,7 +119,7 @@ def _ingest(settings: Settings, paths: list[Path]) -> int:
     from tqdm import tqdm
 
     from retrieval.library import Library
-    from retrieval.loader import iter_article_files, skip_message
+    from retrieval.loader import iter_article_files
 
     missing = [p for p in paths if not p.exists()]
     for path in missing:
@@ -135,8 +143,8 @@ def _ingest(settings: Settings, paths: list[Path]) -> int:
         print(f"added: {title}")
     for _, title in report.replaced:
         print(f"updated: {title}")
-    for name, reason in report.failed:
-        print(f"skipped: {skip_message(name, reason)}", file=sys.stderr)
+    for _, reason in report.failed:
+        print(f"skipped: {reason}", file=sys.stderr)
     print(f"{report.summary()}; {report.paragraphs} paragraphs, {report.quotes} quotes.")
     return 1 if missing or (report.failed and not report.added and not report.replaced and not report.unchanged) else 0
 

@@ -16,13 +16,18 @@ from retrieval.digest import parse_added_at, window_label
 from .digest_schedule import DigestScheduler, ScheduleError, parse_schedule, schedule_of
 from .digest_store import EMPTY, FAILED, SENDING, SENT
 from .replies import DigestReply, Reply, TextReply
-from .service import Asker, Command, Service
+from .service import Asker, Command, Service, shown
 
 USAGE = "/digest now | since TIME | subscribe SCHEDULE [--always] | unsubscribe | status"
 SINCE_EXAMPLES = "`/digest since 2h`, `/digest since yesterday`, `/digest since 2026-11-30` or `/digest since 09:00`"
 ALWAYS_FLAGS = {"--always", "always", "even-if-empty", "--even-if-empty"}
-_DURATION = re.compile(r"^(\d+)\s*(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)$")
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+# ASCII digits only: \d also matches other scripts' digits, and int() of thousands of them raises.
+_DURATION = re.compile(r"^([0-9]+)\s*(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)$")
+_UNIT_MINUTES = {"m": 1, "h": 60, "d": 60 * 24, "w": 60 * 24 * 7}
+# How far back `/digest since` may reach. Byline has no article added longer ago than it has run,
+# and a bound keeps every date in datetime's range (`99999999999h` would overflow it).
+MAX_LOOKBACK = timedelta(days=3650)
+LOOKBACK_RANGE = "from 1 minute up to 10 years back (`1m` to `3650d` or `521w`)"
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
 
@@ -37,27 +42,34 @@ def parse_since(text: str, now: datetime, zone: tzinfo) -> datetime:
     today = local_now.date()
     match = _DURATION.match(value)
     if match:
-        amount, unit = int(match.group(1)), _UNITS[match.group(2)[0]]
-        return now - timedelta(**{unit: amount})
+        digits = match.group(1).lstrip("0") or "0"
+        minutes = int(digits) * _UNIT_MINUTES[match.group(2)[0]] if len(digits) <= 12 else None
+        if minutes is None or not 1 <= minutes <= MAX_LOOKBACK / timedelta(minutes=1):
+            raise ScheduleError(f"`{shown(text)}` is out of range: `/digest since` goes {LOOKBACK_RANGE}.")
+        return now - timedelta(minutes=minutes)
     if value in {"today", "yesterday"}:
         return _midnight(today - timedelta(days=1 if value == "yesterday" else 0), zone)
     for index, name in enumerate(_WEEKDAYS):
         if len(value) >= 3 and name.startswith(value):
             back = (today.weekday() - index) % 7 or 7
             return _midnight(today - timedelta(days=back), zone)
-    if re.fullmatch(r"\d{1,2}:\d{2}", value):
+    if re.fullmatch(r"[0-9]{1,2}:[0-9]{2}", value):
         hour, minute = (int(part) for part in value.split(":"))
         if hour < 24 and minute < 60:
             moment = datetime.combine(today, time(hour, minute), zone)
             return moment if moment <= now else moment - timedelta(days=1)
     try:
         parsed = datetime.fromisoformat(value.replace(" ", "T"))
-    except ValueError:
-        raise ScheduleError(f"I can't read `{text}` as a time. Try {SINCE_EXAMPLES}.") from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=zone)
-    if parsed > now:
-        raise ScheduleError(f"`{text}` is in the future. Try {SINCE_EXAMPLES}.")
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=zone)
+        # Comparing reads the UTC offset, which overflows for a zone east of UTC on 0001-01-01.
+        future, too_old = parsed > now, parsed < now - MAX_LOOKBACK
+    except (ValueError, OverflowError):
+        raise ScheduleError(f"I can't read `{shown(text)}` as a time. Try {SINCE_EXAMPLES}.") from None
+    if future:
+        raise ScheduleError(f"`{shown(text)}` is in the future. Try {SINCE_EXAMPLES}.")
+    if too_old:
+        raise ScheduleError(f"`{shown(text)}` is out of range: `/digest since` goes {LOOKBACK_RANGE}.")
     return parsed
 
 
@@ -129,7 +141,10 @@ class DigestCommand:
             schedule = schedule_of(subscription)
             extra = ", posted even when nothing is new" if subscription.always else ""
             lines.append(f"Scheduled: {schedule.describe()}{extra}.")
-            lines.append(f"Next run: {self._local(self.scheduler.next_run(subscription), timezone)}.")
+            try:
+                lines.append(f"Next run: {self._local(self.scheduler.next_run(subscription), timezone)}.")
+            except ScheduleError as error:  # stored before impossible schedules were refused
+                lines.append(f"Next run: none: {error}")
         last = store.last_run(asker.platform, asker.channel_id)
         if last is not None:
             start, end = (self._local(parse_added_at(moment), timezone) for moment in (last.since, last.until))

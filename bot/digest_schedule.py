@@ -14,13 +14,14 @@ reported in ``/digest status`` and never holds up the others.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
+from croniter import CroniterError, croniter
 
 from retrieval.digest import added_at_text, build_digest, parse_added_at
 from retrieval.library import Library
@@ -29,6 +30,7 @@ from retrieval.models import Digest
 from .delivery import DeliveryError, Poster
 from .digest_store import EMPTY, FAILED, SENDING, SENT, DigestStore, Subscription
 from .replies import DigestReply
+from .service import shown
 
 log = logging.getLogger("byline.digest")
 
@@ -39,6 +41,10 @@ EXAMPLES = "`daily 09:00 Europe/London`, `weekly mon 09:00 America/New_York` or 
 LATE_AFTER = timedelta(minutes=5)
 # The loop never sleeps longer than this, so a new subscription is picked up promptly.
 MAX_SLEEP = 30.0
+# The longest IANA timezone name is about 30 characters; a longer one is refused before
+# ZoneInfo turns it into a file path (a 5,000-character name raises OSError there).
+MAX_TIMEZONE_NAME = 64
+NEVER_FIRES = "never fires (a date such as 31 February does not exist)"
 
 
 class ScheduleError(ValueError):
@@ -79,31 +85,41 @@ class Schedule:
         # that occurs twice fires on its first occurrence only, since the next wall-clock time
         # after it is a day later.
         runs = croniter(self.cron, local)
-        for _ in range(1000):
-            candidate = runs.get_next(datetime).replace(tzinfo=zone).astimezone(UTC)
-            if candidate > moment:
-                return candidate
-        raise ScheduleError(f"`{self.cron}` never fires")
+        try:
+            for _ in range(1000):
+                candidate = runs.get_next(datetime).replace(tzinfo=zone).astimezone(UTC)
+                if candidate > moment:
+                    return candidate
+        except (CroniterError, OverflowError):
+            # croniter gives up on a date that never comes (CroniterBadDateError), or runs
+            # past year 9999: either way this schedule has no next run.
+            pass
+        raise ScheduleError(f"`{self.cron}` {NEVER_FIRES}. Try {EXAMPLES}.")
 
     def latest_at_or_before(self, moment: datetime) -> datetime | None:
         """The last fire time at or before ``moment``, or None within the first period."""
         zone = self.zone
         local = moment.astimezone(zone).replace(tzinfo=None) + timedelta(microseconds=1)
         runs = croniter(self.cron, local)
-        for _ in range(1000):
-            candidate = runs.get_prev(datetime).replace(tzinfo=zone).astimezone(UTC)
-            if candidate <= moment:
-                return candidate
+        try:
+            for _ in range(1000):
+                candidate = runs.get_prev(datetime).replace(tzinfo=zone).astimezone(UTC)
+                if candidate <= moment:
+                    return candidate
+        except (CroniterError, OverflowError):
+            pass  # no earlier fire time croniter can find: as within the first period
         return None
 
 
 def parse_timezone(name: str) -> str:
     """A valid IANA timezone name, or ScheduleError with an example."""
     try:
+        if len(name) > MAX_TIMEZONE_NAME:
+            raise ValueError(name)
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         raise ScheduleError(
-            f"Unknown timezone `{name}`. Use an IANA name such as `Europe/London`, `America/New_York` or `UTC`."
+            f"Unknown timezone `{shown(name)}`. Use an IANA name such as `Europe/London`, `America/New_York` or `UTC`."
         ) from None
     return name
 
@@ -119,31 +135,34 @@ def parse_schedule(text: str, default_timezone: str = "UTC") -> Schedule:
         weekday = "*"
         if kind == "weekly":
             if not rest or rest[0].lower()[:3] not in DAYS:
-                raise ScheduleError(f"Weekly needs a day, e.g. `weekly mon 09:00 Europe/London` (not `{text}`).")
+                raise ScheduleError(f"Weekly needs a day, e.g. `weekly mon 09:00 Europe/London` (not `{shown(text)}`).")
             weekday, rest = rest[0].lower()[:3], rest[1:]
         if not rest:
             raise ScheduleError(f"Say the time, e.g. `{kind} {'mon ' if kind == 'weekly' else ''}09:00 Europe/London`.")
         hour, minute = _clock_time(rest[0], kind)
         timezone = parse_timezone(rest[1]) if len(rest) > 1 else default_timezone
         if len(rest) > 2:
-            raise ScheduleError(f"Too many words in `{text}`. Try {EXAMPLES}.")
+            raise ScheduleError(f"Too many words in `{shown(text)}`. Try {EXAMPLES}.")
         return Schedule(f"{minute} {hour} * * {weekday}", timezone)
     if len(words) in {5, 6}:
         cron = " ".join(words[:5])
         if not croniter.is_valid(cron):
             raise ScheduleError(
-                f"`{cron}` is not a valid cron expression (minute hour day month weekday). Try {EXAMPLES}."
+                f"`{shown(cron)}` is not a valid cron expression (minute hour day month weekday). Try {EXAMPLES}."
             )
         timezone = parse_timezone(words[5]) if len(words) == 6 else default_timezone
-        return Schedule(cron, timezone)
-    raise ScheduleError(f"I don't understand the schedule `{text}`. Try {EXAMPLES}.")
+        schedule = Schedule(cron, timezone)
+        schedule.next_after(utc_clock())  # valid but impossible (`0 9 31 2 *`): refused now, not at status
+        return schedule
+    raise ScheduleError(f"I don't understand the schedule `{shown(text)}`. Try {EXAMPLES}.")
 
 
 def _clock_time(text: str, kind: str) -> tuple[int, int]:
-    hour_text, _, minute_text = text.partition(":")
-    if hour_text.isdigit() and minute_text.isdigit() and int(hour_text) < 24 and int(minute_text) < 60:
-        return int(hour_text), int(minute_text)
-    raise ScheduleError(f"`{text}` is not a time of day; use 24-hour HH:MM, e.g. `{kind} 09:00 Europe/London`.")
+    # ASCII digits, at most two each: isdigit() is true of "²", which int() cannot read.
+    match = re.fullmatch(r"([0-9]{1,2}):([0-9]{2})", text)
+    if match and int(match.group(1)) < 24 and int(match.group(2)) < 60:
+        return int(match.group(1)), int(match.group(2))
+    raise ScheduleError(f"`{shown(text)}` is not a time of day; use 24-hour HH:MM, e.g. `{kind} 09:00 Europe/London`.")
 
 
 def schedule_of(subscription: Subscription) -> Schedule:
@@ -297,7 +316,12 @@ class DigestScheduler:
 
     def seconds_until_next(self) -> float:
         now = self.clock()
-        upcoming = [self.next_run(s) for s in self.store.subscriptions()]
+        upcoming = []
+        for subscription in self.store.subscriptions():
+            try:
+                upcoming.append(self.next_run(subscription))
+            except ScheduleError:
+                continue  # a stored schedule that never fires (saved before it was refused)
         if not upcoming:
             return MAX_SLEEP
         return min(MAX_SLEEP, max(0.5, (min(upcoming) - now).total_seconds()))

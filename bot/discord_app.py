@@ -36,9 +36,9 @@ from .discord_views import (
     send_reply,
     view_for,
 )
-from .ingest_commands import upload_refusal
+from .ingest_commands import ingest_upload, upload_refusal
 from .limits import handler_threads, place_in_line
-from .replies import AnswerReply, Reply
+from .replies import AnswerReply, Reply, TextReply
 from .service import Asker, Service
 
 log = logging.getLogger("byline.discord")
@@ -57,6 +57,14 @@ PERMISSIONS = discord.Permissions(
     view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True, read_message_history=True
 )
 CONVERSATION_MEMORY = 5000
+# An attachment that takes longer than this to come from Discord's CDN is given up on.
+DOWNLOAD_TIMEOUT = 60.0
+# Gateway close codes that mean the token itself is no good (4004: authentication failed).
+BAD_TOKEN_CLOSE = 4004
+BAD_TOKEN = (
+    "Discord rejected DISCORD_TOKEN: {why}; reset it in the Developer Portal "
+    "(Applications → your app → Bot → Reset Token) and put the new token in DISCORD_TOKEN."
+)
 
 
 class DiscordStartError(BylineError):
@@ -327,7 +335,7 @@ def register_commands(client: BylineClient) -> None:
     @tree.command(name="sources", description="The articles Byline knows, newest first")
     @app_commands.describe(page="Page number (default 1)")
     async def sources(interaction: discord.Interaction[Any], page: app_commands.Range[int, 1, 100000] = 1) -> None:
-        await slash(interaction, "sources", lambda asker: service.sources(page), defer=False)
+        await slash(interaction, "sources", lambda asker: service.sources_page(page), defer=False)
 
     @tree.command(name="help", description="What Byline can do and how to ask")
     async def help_(interaction: discord.Interaction[Any]) -> None:
@@ -338,12 +346,19 @@ def register_commands(client: BylineClient) -> None:
     async def ingest(
         interaction: discord.Interaction[Any], url: str | None = None, file: discord.Attachment | None = None
     ) -> None:
-        target = url or (file.url if file else "")
+        loop = asyncio.get_running_loop()
 
         def work(asker: Asker) -> Reply:
+            if file is None or url:
+                return service.run_command(f"/ingest {url or ''}".strip(), asker)
             # An attachment's name and size are known before anything is downloaded.
-            refusal = upload_refusal(asker, file.filename, file.size) if file and not url else None
-            return refusal or service.run_command(f"/ingest {target}".strip(), asker)
+            refusal = upload_refusal(asker, file.filename, file.size)
+            if refusal is not None:
+                return refusal
+            downloaded = asyncio.run_coroutine_threadsafe(download_attachment(file), loop).result()
+            if isinstance(downloaded, TextReply):
+                return downloaded
+            return ingest_upload(service, file.filename, downloaded, asker)
 
         await slash(interaction, "ingest", work, defer=True)
 
@@ -383,6 +398,21 @@ def register_commands(client: BylineClient) -> None:
         await run_digest(interaction, "status", True)
 
     tree.add_command(digest)
+
+
+async def download_attachment(file: discord.Attachment) -> bytes | TextReply:
+    """The attachment's bytes (through discord.py's session), or a reply saying why not."""
+    name = file.filename
+    try:
+        return await asyncio.wait_for(file.read(), DOWNLOAD_TIMEOUT)
+    except discord.NotFound:
+        why = "Discord no longer has it (deleted?)"
+    except (discord.HTTPException, aiohttp.ClientError, OSError) as error:
+        why = f"downloading it from Discord failed ({type(error).__name__})"
+    except TimeoutError:
+        why = f"downloading it from Discord took over {DOWNLOAD_TIMEOUT:.0f} s"
+    log.warning("Discord: attachment %s not downloaded: %s", name, why)
+    return TextReply(f"{name}: could not add it: {why}. Attach it again.", private=True, error=True)
 
 
 # -- posting from other threads (digests, feed notices) ------------------------------------
@@ -446,15 +476,19 @@ async def run_client(client: BylineClient, token: str, stop: threading.Event) ->
         try:
             await client.start(token)
         except discord.LoginFailure:
-            raise DiscordStartError(
-                "Discord rejected DISCORD_TOKEN (401 Unauthorized): copy the bot token again from the "
-                "Developer Portal (Applications → your app → Bot → Reset Token)."
-            ) from None
+            raise DiscordStartError(BAD_TOKEN.format(why="401 Unauthorized")) from None
         except discord.PrivilegedIntentsRequired:
             raise DiscordStartError(
                 "Discord refused the Message Content intent: turn it on under Bot → Privileged Gateway "
                 "Intents (Byline needs it to read follow-up replies that do not mention it)."
             ) from None
+        except discord.ConnectionClosed as error:
+            # discord.py raises a gateway close it must not resume from; 4004 (the token was
+            # reset or revoked while running) is the one a user can fix, so it gets one line.
+            if error.code != BAD_TOKEN_CLOSE:
+                raise
+            why = "the gateway closed with 4004 (authentication failed)"
+            raise DiscordStartError(BAD_TOKEN.format(why=why)) from None
         except (aiohttp.ClientConnectionError, discord.GatewayNotFound) as error:
             raise DiscordStartError(
                 f"Could not reach Discord ({type(error).__name__}); "

@@ -21,6 +21,8 @@ from .replies import TextReply
 from .service import Asker, Command, Service
 
 USAGE = "Usage: `/ingest URL` (admins only), e.g. `/ingest https://www.bbc.co.uk/sport/football/123`"
+# Browsers and servers commonly stop at about 2,000 characters; a longer "URL" is not a page.
+MAX_URL_LENGTH = 2048
 
 
 def register_ingest(service: Service, fetcher: Fetcher | None = None) -> None:
@@ -30,6 +32,12 @@ def register_ingest(service: Service, fetcher: Fetcher | None = None) -> None:
         url = args.strip().strip("<>")  # Slack wraps links in <...>
         if not url or " " in url:
             return TextReply(USAGE, private=True, error=True)
+        if len(url) > MAX_URL_LENGTH:
+            return TextReply(
+                f"That URL is {len(url):,} characters long; `/ingest` takes URLs of up to {MAX_URL_LENGTH:,}.",
+                private=True,
+                error=True,
+            )
         policy = fetcher or Fetcher.from_env(os.environ)
         return describe(ingest_urls(service.library, [url], policy))
 

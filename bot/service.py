@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,27 @@ log = logging.getLogger("byline.service")
 
 SOURCES_PAGE_SIZE = 8
 SEARCH_RESULTS = 5
+# A page number longer than this is refused before int() reads it (int() of a 5,000-digit
+# string raises ValueError, and no library has a billion pages).
+MAX_PAGE_DIGITS = 9
+# Lone surrogates (JSON "\ud800", undecodable bytes under surrogateescape) cannot be encoded as
+# UTF-8, so SQLite and every platform API would raise on them; they become U+FFFD.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+# C0/C1 control characters other than tab and newline (NUL, ESC, BEL...) become spaces, and
+# bidi embeddings/overrides/isolates are dropped: they carry no words, and echoed back in a
+# reply they would reorder or recolour Byline's own text.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def clean_input(text: str) -> str:
+    """User text made safe to store, search and echo; every entry point of the service uses it."""
+    return _BIDI.sub("", _CONTROLS.sub(" ", _SURROGATES.sub("\ufffd", text)))
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """User input quoted back in a message, cut so that a huge argument gives a short reply."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -102,13 +124,13 @@ class Service:
 
         ``on_queued`` reaches ``/ask`` (see ``ask``), so a slash question can show its place in line.
         """
-        line = line.strip()
+        line = clean_input(line).strip()
         name, _, args = line.lstrip("/").partition(" ")
         name = name.lower()
         command = self.commands.get(name)
         if command is None:
             return TextReply(
-                f"Unknown command `/{name}`. Try one of: {self._command_list()}.", private=True, error=True
+                f"Unknown command `/{shown(name, 40)}`. Try one of: {self._command_list()}.", private=True, error=True
             )
         if command.admin_only and not asker.is_admin:
             return TextReply(f"Only Byline admins can use `/{name}`.", private=True, error=True)
@@ -154,11 +176,31 @@ class Service:
         return self.search(args)
 
     def _sources_command(self, args: str, asker: Asker) -> Reply:
-        page = 1
-        if args:
-            if not args.isdigit() or int(args) < 1:
-                return TextReply("Usage: `/sources [PAGE]`, e.g. `/sources 2`", private=True, error=True)
-            page = int(args)
+        if not args:
+            return self.sources(1)
+        # ASCII digits only: str.isdigit() is also true of "²", which int() cannot read.
+        if not re.fullmatch(r"[0-9]+", args) or len(args.lstrip("0")) > MAX_PAGE_DIGITS:
+            return TextReply(
+                f"Usage: `/sources [PAGE]`, a page number from 1 to {self._source_pages()}, e.g. `/sources 2`"
+                f" (not `{shown(args)}`).",
+                private=True,
+                error=True,
+            )
+        return self.sources_page(int(args))
+
+    def _source_pages(self) -> int:
+        return max(1, math.ceil(self.library.store.article_count() / SOURCES_PAGE_SIZE))
+
+    def sources_page(self, page: int) -> Reply:
+        """``sources(page)`` for a page a user asked for: one outside 1..pages says the range."""
+        pages = self._source_pages()
+        if not 1 <= page <= pages:
+            only = "There is only 1 page" if pages == 1 else f"There are {pages} pages"
+            return TextReply(
+                f"{only} of sources; `/sources` takes a page number from 1 to {pages}, not {shown(str(page))}.",
+                private=True,
+                error=True,
+            )
         return self.sources(page)
 
     # -- the work ------------------------------------------------------------------------
@@ -169,6 +211,11 @@ class Service:
         Rate limits apply per user and per channel; retrieval runs in the bounded pool, and
         ``on_queued(n)`` is called when n questions are ahead of this one.
         """
+        question = clean_input(question).strip()
+        if not question:
+            return TextReply(
+                "Ask a question in words, e.g. `what did Mourinho say about the referee?`", private=True, error=True
+            )
         wait = self.rate_limiter.check(f"{asker.platform}:{asker.user_id}", f"{asker.platform}:{asker.channel_id}")
         if wait:
             return TextReply(f"You're asking fast — try again in {retry_phrase(wait)}.", private=True, error=True)
@@ -186,6 +233,9 @@ class Service:
         return AnswerReply(answer, answer_id)
 
     def search(self, query: str) -> Reply:
+        query = clean_input(query).strip()
+        if not query:
+            return TextReply("Usage: `/search QUERY`, e.g. `/search Kompany injury`", private=True, error=True)
         try:
             return SearchReply(query, self.pool.run(lambda: self.library.search(query, SEARCH_RESULTS)))
         except QueueFull:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import sys
 from typing import TextIO
@@ -51,6 +52,7 @@ def render(reply: Reply) -> str:
 def chat(service: Service, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> None:
     """A chat in the terminal: a line is a question, or a command such as /search or /sources."""
     asker = Asker("terminal", "local", "terminal", is_admin=True, conversation="terminal")
+    _tolerate_bad_bytes(stdin, stdout)
     count = service.library.store.article_count()
     print(
         f"Byline — {count} article{'s' if count != 1 else ''} loaded. "
@@ -77,6 +79,17 @@ def chat(service: Service, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdou
             text = "Sorry — something went wrong with that. The details are in the log."
         print(text, file=stdout, flush=True)
         print(file=stdout, flush=True)
+
+
+def _tolerate_bad_bytes(*streams: TextIO) -> None:
+    """Bytes that are not valid in the terminal's encoding become U+FFFD instead of raising.
+
+    Under a UTF-8 locale stdin decodes strictly, so one pasted Latin-1 byte would raise in
+    ``readline()`` and end the chat; printing a character the terminal cannot encode would too.
+    """
+    for stream in streams:
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")
 
 
 __all__ = ["chat", "render", "TextReply"]

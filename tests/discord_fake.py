@@ -76,6 +76,8 @@ class DiscordFake:
     # route (429 comes with Retry-After), and fragments whose request drops every gateway socket.
     fail_next: list[tuple[str, int]] = field(default_factory=list)
     drop_gateway_on: list[str] = field(default_factory=list)
+    # Files "uploaded" to the fake CDN: path under /attachments/ -> bytes (see ``attachment``).
+    files: dict[str, bytes] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1_200_000_000_000_000_000)
@@ -97,6 +99,7 @@ class DiscordFake:
         app = web.Application()
         app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        app.router.add_get("/attachments/{tail:.*}", self._cdn)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -332,6 +335,40 @@ class DiscordFake:
     def click(self, custom_id: str, message: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         return self.interaction_payload(3, {"custom_id": custom_id, "component_type": 2}, message=message, **kwargs)
 
+    def attachment(self, filename: str, data: bytes, size: int | None = None) -> dict[str, Any]:
+        """An attachment payload whose URL this fake serves (as Discord's CDN would) with ``data``."""
+        attachment_id = str(self.next_id())
+        path = f"{attachment_id}/{filename}"
+        self.files[path] = data
+        url = f"http://127.0.0.1:{self.port}/attachments/{path}"
+        return {
+            "id": attachment_id,
+            "filename": filename,
+            "size": len(data) if size is None else size,
+            "url": url,
+            "proxy_url": url,
+            "content_type": "text/plain; charset=utf-8",
+        }
+
+    def command_with_file(self, name: str, option: str, attachment: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """A slash command whose ``option`` is ``attachment`` (resolved, as Discord sends it)."""
+        payload = self.command(name, [{"name": option, "type": 11, "value": attachment["id"]}], **kwargs)
+        payload["data"]["resolved"] = {"attachments": {attachment["id"]: attachment}}
+        return payload
+
+    def revoke_token(self) -> None:
+        """What Discord does when a running bot's token is reset: close the gateway with 4004."""
+        self.token = "revoked-" + self.token
+        asyncio.run_coroutine_threadsafe(self.drop_gateway(4004, b"Authentication failed."), self.loop).result(5)
+
+    async def _cdn(self, request: web.Request) -> web.StreamResponse:
+        with self._lock:
+            self.requests.append(Recorded("GET", request.path, dict(request.query), None))
+        data = self.files.get(request.match_info["tail"])
+        if data is None:
+            return web.Response(status=404, text="not found")
+        return web.Response(body=data, headers={"Content-Type": "text/plain; charset=utf-8"})
+
     # -- REST --------------------------------------------------------------------------
 
     @staticmethod
@@ -407,11 +444,11 @@ class DiscordFake:
             asyncio.ensure_future(self.drop_gateway())
         return 0
 
-    async def drop_gateway(self, code: int = 4000) -> None:
-        """Close every gateway socket with a resumable code, as Discord does on a server restart."""
+    async def drop_gateway(self, code: int = 4000, message: bytes = b"dropped by the fake") -> None:
+        """Close every gateway socket, by default with a resumable code as on a server restart."""
         for socket in list(self._sockets):
             self._sockets.remove(socket)
-            await socket.close(code=code, message=b"dropped by the fake")
+            await socket.close(code=code, message=message)
 
     def count(self, method: str, fragment: str, status: int = 200) -> int:
         with self._lock:
