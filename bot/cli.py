@@ -119,7 +119,7 @@ def _ingest(settings: Settings, paths: list[Path]) -> int:
     from tqdm import tqdm
 
     from retrieval.library import Library
-    from retrieval.loader import iter_article_files
+    from retrieval.loader import iter_article_files, skip_message
 
     missing = [p for p in paths if not p.exists()]
     for path in missing:
@@ -143,8 +143,8 @@ def _ingest(settings: Settings, paths: list[Path]) -> int:
         print(f"added: {title}")
     for _, title in report.replaced:
         print(f"updated: {title}")
-    for _, reason in report.failed:
-        print(f"skipped: {reason}", file=sys.stderr)
+    for name, reason in report.failed:
+        print(f"skipped: {skip_message(name, reason)}", file=sys.stderr)
     print(f"{report.summary()}; {report.paragraphs} paragraphs, {report.quotes} quotes.")
     return 1 if missing or (report.failed and not report.added and not report.replaced and not report.unchanged) else 0
 
