@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from retrieval.answer import passages_for
+from retrieval.answering import passages_for
 from retrieval.errors import BylineError
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Citation
