@@ -14,14 +14,20 @@ import os
 import threading
 from collections.abc import Callable
 
+from retrieval.library import Library
+
 from .config import Settings
-from .feed_poller import start_background
+from .feed_poller import PollerSettings, start_background
 from .service import Service
 from .terminal import chat
 
 log = logging.getLogger("byline.serve")
 
 AdapterRun = Callable[[Service, Settings, threading.Event], None]
+
+# How often serve looks for articles another process (a CLI ``byline ingest``) stored in the
+# same data directory: one cheap query each time, so well inside the feed interval.
+CATCH_UP_SECONDS = 30.0
 
 
 def _adapters(settings: Settings) -> list[tuple[str, AdapterRun]]:
@@ -37,8 +43,26 @@ def _adapters(settings: Settings) -> list[tuple[str, AdapterRun]]:
     return adapters
 
 
+def start_catch_up(library: Library, every: float, stop: threading.Event) -> threading.Thread:
+    """Keep the indexes level with the store while serving: a CLI ingest or replace on the same
+    data directory is answered within ``every`` seconds, without a restart."""
+
+    def loop() -> None:
+        while not stop.wait(every):
+            try:
+                library.catch_up()
+            except Exception:  # a busy or vanished disk this round: try again next time
+                log.exception("Could not bring the search indexes up to date with the store.")
+
+    thread = threading.Thread(target=loop, name="byline-index-catch-up", daemon=True)
+    thread.start()
+    return thread
+
+
 def _background(service: Service, stop: threading.Event) -> list[threading.Thread]:
     threads = [start_background(service, os.environ, stop)]
+    every = min(CATCH_UP_SECONDS, PollerSettings.from_env(os.environ).interval)
+    threads.append(start_catch_up(service.library, every, stop))
     if service.scheduler is not None:
         threads.append(service.scheduler.start(stop))
     return threads

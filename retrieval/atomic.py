@@ -1,10 +1,14 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of either."""
+"""Atomic file writes (a reader sees the old file or the new one, never half of either) and the
+lock that keeps two processes from writing one data directory at once."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -35,3 +39,57 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
 
 def write_bytes_atomically(path: Path, data: bytes) -> None:
     write_atomically(path, lambda temporary: temporary.write_bytes(data))
+
+
+class DirectoryLock:
+    """One writer at a time across processes and threads: ``flock`` on a file in the directory.
+
+    Two Byline processes on one data directory (``serve`` and a CLI ``ingest``) must not change
+    the articles and save index files at the same time, or one saves indexes that miss the
+    other's changes. The lock is re-entrant within a thread; each outermost hold opens its own
+    descriptor, so threads of one process also exclude each other (flock locks belong to the
+    open file, not the process).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+        self._descriptor: int | None = None
+
+    @contextmanager
+    def hold(self, blocking: bool = True) -> Iterator[bool]:
+        """Hold the lock for the block; yields False (without it) when ``blocking`` is False and
+        another writer has it."""
+        if not self._thread_lock.acquire(blocking=blocking):
+            yield False
+            return
+        try:
+            if self._depth == 0 and not self._lock_file(blocking):
+                yield False
+                return
+            self._depth += 1
+            try:
+                yield True
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._descriptor is not None:
+                    os.close(self._descriptor)  # closing the descriptor releases the flock
+                    self._descriptor = None
+        finally:
+            self._thread_lock.release()
+
+    def _lock_file(self, blocking: bool) -> bool:
+        try:
+            descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            # A read-only data directory: nothing can be saved there anyway, so there is
+            # nothing to protect; run without the cross-process lock.
+            return True
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            os.close(descriptor)
+            return False
+        self._descriptor = descriptor
+        return True

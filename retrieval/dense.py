@@ -9,12 +9,10 @@ for exact re-scoring.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import faiss
 import numpy as np
 
-from .atomic import write_atomically
 from .embedder import DIMENSION
 
 # One FAISS thread per search: Byline searches one query at a time from each of a few
@@ -100,18 +98,37 @@ class DenseIndex:
             return np.zeros((0, DIMENSION), dtype=np.float32)
         return np.asarray(self.index.reconstruct_batch(np.asarray(ids, dtype=np.int64)), dtype=np.float32)
 
-    def save(self, path: Path) -> None:
-        # Serialise in memory and write with Python, so a full disk raises OSError (FAISS's
-        # own writer reports it as a generic RuntimeError).
-        data = faiss.serialize_index(self.index).tobytes()
-        write_atomically(path, lambda temporary: temporary.write_bytes(data))
+    def ids(self) -> np.ndarray:
+        """Every sentence id in the index, sorted (to check it against the store)."""
+        if isinstance(self.index, faiss.IndexIDMap):
+            found = faiss.vector_to_array(self.index.id_map)
+        else:
+            lists = faiss.extract_index_ivf(self.index).invlists
+            assert lists is not None  # every IVF index has its lists
+            parts = [
+                faiss.rev_swig_ptr(lists.get_ids(number), lists.list_size(number)).copy()
+                for number in range(lists.nlist)
+                if lists.list_size(number)
+            ]
+            found = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        return np.sort(np.asarray(found, dtype=np.int64))
+
+    def to_bytes(self) -> bytes:
+        # Serialised in memory and written with Python, so a full disk raises OSError (FAISS's
+        # own writer reports it as a generic RuntimeError), and the bytes can be checksummed.
+        return bytes(faiss.serialize_index(self.index).tobytes())
 
     @classmethod
-    def load(cls, path: Path) -> DenseIndex:
-        """Raises ``RuntimeError`` or ``OSError`` when the file is missing or corrupt."""
-        index = faiss.read_index(str(path))
+    def from_bytes(cls, data: bytes) -> DenseIndex:
+        """Raises ``RuntimeError`` when the bytes are not a FAISS index of sentence vectors.
+
+        Read only bytes whose checksum matched: FAISS trusts the sizes a file states.
+        """
+        index = faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8))
         if index.d != DIMENSION:
             raise RuntimeError(f"index has {index.d} dimensions, expected {DIMENSION}")
+        if not isinstance(index, faiss.IndexIDMap | faiss.IndexIVF):
+            raise RuntimeError(f"a {type(index).__name__}, not a Byline index")
         trained_for = 0
         if isinstance(index, faiss.IndexIVF):
             # nprobe is a search setting, not part of the file.

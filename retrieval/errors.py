@@ -11,3 +11,7 @@ class UnreadableArticle(BylineError):
 
 class BadQuestion(BylineError):
     """A question that cannot be answered as asked (empty, far too long)."""
+
+
+class CorruptDatabase(BylineError):
+    """A SQLite file that is not a database, or is damaged: never overwritten, the user decides."""

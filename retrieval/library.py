@@ -10,7 +10,6 @@ This is the entry point for using ``retrieval/`` on its own::
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import sqlite3
 import threading
@@ -21,24 +20,34 @@ from pathlib import Path
 import numpy as np
 
 from .article_terms import ArticleTerms
-from .atomic import write_bytes_atomically
+from .atomic import DirectoryLock
 from .dense import DenseIndex
 from .embedder import Embedder
 from .errors import UnreadableArticle
+from .index_files import DENSE_FILE, INDEX_META_FILE, LOCK_FILE, SPARSE_FILE, LoadedIndexes, read_indexes, write_indexes
 from .loader import iter_article_files, read_article_file
 from .models import Answer, ArticleDraft, Citation, Paragraph, Passage, SearchHit
 from .quotes import RULES_VERSION, extract_quotes
 from .segment import build_passages
 from .sparse import SparseIndex
+from .sqlite import corrupt_database, is_corruption
 from .store import PassageRow, QuoteRow, SentenceRow, Store
 from .text import paragraphs, search_tokens
 
 log = logging.getLogger("byline.retrieval")
 
 STORE_FILE = "byline.sqlite3"
-DENSE_FILE = "sentences.faiss"
-SPARSE_FILE = "passages.bm25"
-INDEX_META_FILE = "index.json"
+__all__ = [
+    "DENSE_FILE",
+    "INDEX_META_FILE",
+    "MAX_ARTICLE_CHARS",
+    "QUOTE_RULES_KEY",
+    "SPARSE_FILE",
+    "STORE_FILE",
+    "IngestReport",
+    "Library",
+    "content_hash",
+]
 # The store's record of the quote rules (``quotes.RULES_VERSION``) its quotes were read with.
 QUOTE_RULES_KEY = "quote_rules"
 
@@ -102,13 +111,26 @@ class Library:
         self.speakers: dict[str, int] = {}
         self.article_terms = ArticleTerms(store)
         self.messages: list[str] = []
+        # The store generation the in-memory indexes reflect. Another process may move the
+        # store past it; ``catch_up`` (and every write, first) brings the indexes level again.
+        self.indexed_generation = -1
+        # Held across processes by every change to the articles and every index save, so two
+        # processes on one data directory never save indexes that miss each other's changes.
+        self.writer = DirectoryLock(data_dir / LOCK_FILE)
 
     @classmethod
     def open(cls, data_dir: Path, embedder: Embedder | None = None) -> Library:
         """Open (or create) a data directory, checking and if needed rebuilding its indexes."""
         data_dir.mkdir(parents=True, exist_ok=True)
-        library = cls(data_dir, Store(data_dir / STORE_FILE), embedder or Embedder())
-        library._load_indexes()
+        store = Store(data_dir / STORE_FILE)
+        library = cls(data_dir, store, embedder or Embedder())
+        try:
+            library._load_indexes()
+        except sqlite3.DatabaseError as error:  # a file damaged past its first pages
+            if not is_corruption(error):
+                raise
+            store.close()
+            raise corrupt_database(store.path, error) from None
         return library
 
     def close(self) -> None:
@@ -117,29 +139,61 @@ class Library:
     # -- index files ---------------------------------------------------------------------
 
     def _load_indexes(self) -> None:
-        generation = self.store.generation()
-        counts = self.store.counts()
-        meta = self._read_meta()
-        try:
-            dense = DenseIndex.load(self.data_dir / DENSE_FILE)
-            if meta.get("dense_generation") != generation or dense.count() != counts["sentences"]:
-                raise ValueError("out of date")
-            self.dense = dense
-        except (OSError, RuntimeError, ValueError) as error:
-            self._note(f"Vector index {_why(error)}: rebuilt it from the store ({counts['sentences']} sentences).")
-            self._rebuild_dense()
-        try:
-            sparse, sparse_generation = SparseIndex.load(self.data_dir / SPARSE_FILE)
-            if sparse_generation != generation or sparse.count() != counts["passages"]:
-                raise ValueError("out of date")
-            self.sparse = sparse
-        except (OSError, ValueError) as error:
-            self._note(f"Keyword index {_why(error)}: rebuilt it from the store ({counts['passages']} passages).")
-            self._rebuild_sparse()
         self._reread_old_quotes()
+        loaded = read_indexes(self.data_dir, self.store)
+        if loaded.problems:
+            # Rebuild under the writer lock, after reading again: another process may be part
+            # way through an ingest, and will have saved current files when it lets go.
+            with self.writer.hold():
+                loaded = read_indexes(self.data_dir, self.store)
+                self._install(loaded, note=True)
+                if loaded.problems:
+                    self._save_indexes()
+        else:
+            self._install(loaded, note=False)
         self._articles_changed()
-        if self.messages:
+
+    def _install(self, loaded: LoadedIndexes, note: bool) -> None:
+        """Use the indexes that were read, rebuilding the others from the store (whose
+        generation is ``loaded.generation``: callers hold the writer lock when rebuilding)."""
+        dense, sparse = loaded.dense, loaded.sparse
+        if dense is None:
+            if note:
+                count = self.store.counts()["sentences"]
+                self._note(f"Vector index {loaded.problems['dense']}: rebuilt it from the store ({count} sentences).")
+            dense = self._built_dense()
+        if sparse is None:
+            if note:
+                count = self.store.counts()["passages"]
+                self._note(f"Keyword index {loaded.problems['sparse']}: rebuilt it from the store ({count} passages).")
+            sparse = self._built_sparse()
+        with self.lock:
+            self.dense, self.sparse = dense, sparse
+            self.indexed_generation = loaded.generation
+
+    def catch_up(self) -> bool:
+        """Bring the indexes level with a store another process has changed (a CLI ingest
+        while ``serve`` runs): True when they were reloaded. One cheap query when nothing moved;
+        skipped while another writer is busy (it saves current index files when done)."""
+        if self.store.generation() == self.indexed_generation:
+            return False
+        with self.writer.hold(blocking=False) as held:
+            if not held or self.store.generation() == self.indexed_generation:
+                return False
+            self._catch_up_held()
+        return True
+
+    def _catch_up_held(self) -> None:
+        if self.store.generation() == self.indexed_generation:
+            return
+        loaded = read_indexes(self.data_dir, self.store)
+        self._install(loaded, note=False)
+        if loaded.problems:
             self._save_indexes()
+        self._articles_changed()
+        log.info(
+            "The articles changed in another process: search indexes brought up to date (%s).", self.store.counts()
+        )
 
     def _reread_old_quotes(self) -> None:
         """Quotes stored under older attribution rules are read again from the stored text, so
@@ -165,26 +219,17 @@ class Library:
         log.warning(message)
         self.messages.append(message)
 
-    def _read_meta(self) -> dict[str, int]:
-        try:
-            meta = json.loads((self.data_dir / INDEX_META_FILE).read_text())
-            return meta if isinstance(meta, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def _rebuild_dense(self) -> None:
+    def _built_dense(self) -> DenseIndex:
         batches = list(self.store.iter_sentence_vectors())
-        if batches:
-            ids = np.concatenate([b[0] for b in batches])
-            vectors = np.concatenate([b[1] for b in batches])
-            self.dense = DenseIndex.build(ids, vectors)
-        else:
-            self.dense = DenseIndex()
+        if not batches:
+            return DenseIndex()
+        return DenseIndex.build(np.concatenate([b[0] for b in batches]), np.concatenate([b[1] for b in batches]))
 
-    def _rebuild_sparse(self) -> None:
-        self.sparse = SparseIndex()
+    def _built_sparse(self) -> SparseIndex:
+        sparse = SparseIndex()
         for passage_id, text in self.store.iter_passage_texts():
-            self.sparse.add(passage_id, search_tokens(text))
+            sparse.add(passage_id, search_tokens(text))
+        return sparse
 
     def _save_indexes(self) -> bool:
         """Write both index files; on failure (disk full) keep the old files and say so.
@@ -192,13 +237,11 @@ class Library:
         The store already holds every change, so nothing is lost: the in-memory indexes stay
         current for this process, and the next start sees the old files are stale and rebuilds.
         """
-        with self.lock:
-            generation = self.store.generation()
+        with self.writer.hold(), self.lock:
             try:
-                self.dense.save(self.data_dir / DENSE_FILE)
-                self.sparse.save(self.data_dir / SPARSE_FILE, generation)
-                meta = {"dense_generation": generation, "dense_kind": self.dense.kind}
-                write_bytes_atomically(self.data_dir / INDEX_META_FILE, json.dumps(meta).encode())
+                # Labelled with the generation the indexes reflect, not the store's now: saving
+                # under a newer one would hide another process's changes from every reader.
+                write_indexes(self.data_dir, self.dense, self.sparse, self.indexed_generation)
             except OSError as error:
                 message = (
                     f"Could not save the search index in {self.data_dir} ({error.strerror or error}): "
@@ -227,7 +270,14 @@ class Library:
         self, drafts: Sequence[ArticleDraft], report: IngestReport | None = None, progress: Progress | None = None
     ) -> IngestReport:
         """Store articles (idempotently) and update both indexes in place."""
-        report = report or IngestReport()
+        with self.writer.hold():
+            # First take in what other processes stored, so the indexes saved below hold it.
+            self._catch_up_held()
+            return self._add_drafts_held(drafts, report or IngestReport(), progress)
+
+    def _add_drafts_held(
+        self, drafts: Sequence[ArticleDraft], report: IngestReport, progress: Progress | None
+    ) -> IngestReport:
         prepared: list[_Prepared] = []
         seen_hashes: set[str] = set()
         for draft in drafts:
@@ -248,8 +298,9 @@ class Library:
             self._store_batch(batch, report, done, len(prepared), progress)
         if prepared:
             if self.dense.needs_new_type():
+                rebuilt = self._built_dense()
                 with self.lock:
-                    self._rebuild_dense()
+                    self.dense = rebuilt
             self._save_indexes()
             self._articles_changed()
         return report
@@ -308,6 +359,7 @@ class Library:
                 item.draft, item.content_hash, item.passages, rows, item.quotes, item.replace_id
             )
             with self.lock:
+                self.indexed_generation = self.store.generation()  # only this writer moves it now
                 self.dense.add(
                     np.asarray(stored.sentence_ids, dtype=np.int64),
                     np.stack([r.vector for r in rows]) if rows else np.zeros((0, vectors.shape[1]), np.float32),
@@ -333,9 +385,12 @@ class Library:
                 self.sparse.remove(passage_id, search_tokens(text))
 
     def delete_article(self, article_id: int) -> None:
-        self.remove_from_indexes(article_id)
-        self.store.delete_article(article_id)
-        self._save_indexes()
+        with self.writer.hold():
+            self._catch_up_held()
+            self.remove_from_indexes(article_id)
+            self.store.delete_article(article_id)
+            self.indexed_generation = self.store.generation()
+            self._save_indexes()
         self._articles_changed()
 
     def _articles_changed(self) -> None:
@@ -349,12 +404,12 @@ class Library:
         self.embedder.encode_one("warm up")
 
     def ask(self, question: str, history: Sequence[str] = ()) -> Answer:
-        from .answer import answer_question
+        from .answering import answer_question
 
         return answer_question(self, question, history)
 
     def search(self, query: str, k: int = 5) -> list[SearchHit]:
-        from .answer import search_passages
+        from .answering import search_passages
 
         return search_passages(self, query, k)
 
@@ -371,11 +426,3 @@ def _quote_rows(text: str, found_paragraphs: list[Paragraph]) -> list[QuoteRow]:
         QuoteRow(q.paragraph, q.start, q.end, q.speaker, q.group, q.partial)
         for q in extract_quotes(text, found_paragraphs)
     ]
-
-
-def _why(error: Exception) -> str:
-    if isinstance(error, FileNotFoundError):
-        return "was missing"
-    if str(error) == "out of date":
-        return "was out of date"
-    return "was unreadable"

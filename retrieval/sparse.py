@@ -7,17 +7,17 @@ query touches only the postings of its terms.
 
 from __future__ import annotations
 
+import io
+import json
 import math
-import pickle
+import zipfile
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
-from .atomic import write_atomically
-
-# v2: accents folded in search tokens; a v1 file is rebuilt from the store.
-_FORMAT = "byline-bm25-v2"
+# v2: accents folded in search tokens. v3: an .npz of integer arrays and a JSON header, not a
+# pickle. A file of an older version is rebuilt from the store.
+_FORMAT = "byline-bm25-v3"
 
 
 class SparseIndex:
@@ -125,29 +125,96 @@ class SparseIndex:
             rarity[term] = math.log(1 + (count - n + 0.5) / (n + 0.5)) if n else 0.0
         return rarity
 
-    def save(self, path: Path, generation: int) -> None:
-        state = {"format": _FORMAT, "generation": generation, "postings": self._postings, "lengths": self._lengths}
-        write_atomically(
-            path, lambda temporary: temporary.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+    def to_bytes(self) -> bytes:
+        """The index as an ``.npz`` of plain integer arrays plus a JSON header: a format whose
+        reading runs no code (unlike a pickle), so a file planted in the data directory can at
+        worst be rejected and rebuilt."""
+        terms = sorted(self._postings)
+        sizes = np.fromiter((len(self._postings[t]) for t in terms), dtype=np.int64, count=len(terms))
+        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        total = int(offsets[-1])
+        doc_ids = np.fromiter((d for t in terms for d in self._postings[t]), dtype=np.int64, count=total)
+        frequencies = np.fromiter((f for t in terms for f in self._postings[t].values()), dtype=np.int64, count=total)
+        header = json.dumps({"format": _FORMAT, "terms": terms}).encode()
+        buffer = io.BytesIO()
+        np.savez(
+            buffer,
+            header=np.frombuffer(header, dtype=np.uint8),
+            offsets=offsets,
+            doc_ids=doc_ids,
+            frequencies=frequencies,
+            length_ids=np.fromiter(self._lengths.keys(), dtype=np.int64, count=len(self._lengths)),
+            lengths=np.fromiter(self._lengths.values(), dtype=np.int64, count=len(self._lengths)),
         )
+        return buffer.getvalue()
 
     @classmethod
-    def load(cls, path: Path) -> tuple[SparseIndex, int]:
-        """(index, generation); raises ``ValueError`` or ``OSError`` on a bad file."""
+    def from_bytes(cls, data: bytes, passage_ids: np.ndarray | None = None) -> SparseIndex:
+        """Read ``to_bytes``'s output; raises ``ValueError`` saying why for anything else, or when
+        the passages it holds are not exactly ``passage_ids`` (checked before anything is built,
+        so a planted file cannot make Byline allocate a length array for absurd ids)."""
+        if data[:1] == b"\x80":
+            raise OldFormat("was in the old pickle format (not read: loading a pickle can run code)")
+        if not data.startswith(b"PK"):
+            raise ValueError("not a Byline keyword index")
         try:
-            # The file is Byline's own, written atomically in its data directory.
-            state = pickle.loads(path.read_bytes())  # noqa: S301
-        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError) as error:
-            raise ValueError(f"unreadable BM25 file: {error}") from None
-        written_by = str(state.get("format", "")) if isinstance(state, dict) else ""
-        if written_by.startswith("byline-bm25-") and written_by != _FORMAT:
-            raise ValueError("out of date")  # an older version's: rebuilt, as when stale
-        if not isinstance(state, dict) or state.get("format") != _FORMAT:
-            raise ValueError("not a Byline BM25 file")
+            with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+                header = json.loads(_integers(arrays["header"]).astype(np.uint8).tobytes())
+                columns = {name: _integers(arrays[name]) for name in _COLUMNS}
+        except (OSError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as error:
+            raise ValueError(str(error) or type(error).__name__) from None
+        written_by = header.get("format") if isinstance(header, dict) else None
+        if isinstance(written_by, str) and written_by.startswith("byline-bm25-") and written_by != _FORMAT:
+            raise OldFormat("was out of date")  # an older version's: rebuilt, as when stale
+        if written_by != _FORMAT:
+            raise ValueError("not a Byline keyword index")
+        terms = header.get("terms")
+        if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
+            raise ValueError("malformed term list")
+        _check_shapes(len(terms), columns)
+        if passage_ids is not None and not np.array_equal(np.sort(columns["length_ids"]), np.sort(passage_ids)):
+            raise StoreMismatch("held other passages than the store")
         index = cls()
-        index._postings = state["postings"]
-        index._lengths = state["lengths"]
+        offsets, doc_ids, frequencies = columns["offsets"], columns["doc_ids"].tolist(), columns["frequencies"].tolist()
+        for number, term in enumerate(terms):
+            first, last = int(offsets[number]), int(offsets[number + 1])
+            index._postings[term] = dict(zip(doc_ids[first:last], frequencies[first:last], strict=True))
+        index._lengths = dict(zip(columns["length_ids"].tolist(), columns["lengths"].tolist(), strict=True))
         index._total_length = sum(index._lengths.values())
         for doc_id, length in index._lengths.items():
             index._set_length(doc_id, length)
-        return index, int(state["generation"])
+        return index
+
+
+class OldFormat(ValueError):
+    """A keyword index written by an older Byline: rebuilt from the store, as when stale."""
+
+
+class StoreMismatch(ValueError):
+    """An index whose ids are not the store's: it misses some articles or holds deleted ones."""
+
+
+_COLUMNS = ("offsets", "doc_ids", "frequencies", "length_ids", "lengths")
+
+
+def _integers(array: np.ndarray) -> np.ndarray:
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise ValueError(f"{array.dtype} values of shape {array.shape} where integers belong")
+    return array.astype(np.int64)
+
+
+def _check_shapes(term_count: int, columns: dict[str, np.ndarray]) -> None:
+    """The arrays describe a consistent index, so building it cannot fail half-way."""
+    offsets, doc_ids, frequencies = columns["offsets"], columns["doc_ids"], columns["frequencies"]
+    length_ids, lengths = columns["length_ids"], columns["lengths"]
+    if len(offsets) != term_count + 1 or (len(offsets) and offsets[0] != 0) or np.any(np.diff(offsets) <= 0):
+        raise ValueError("malformed term offsets")
+    if int(offsets[-1]) != len(doc_ids) or len(doc_ids) != len(frequencies) or len(length_ids) != len(lengths):
+        raise ValueError("arrays of mismatched lengths")
+    if np.any(frequencies <= 0) or np.any(lengths < 0):
+        raise ValueError("counts of zero or less")
+    if np.any(length_ids < 0) or len(np.unique(length_ids)) != len(length_ids):
+        raise ValueError("negative or repeated passage ids")
+    if not np.all(np.isin(doc_ids, length_ids)):
+        raise ValueError("postings for passages it does not hold")

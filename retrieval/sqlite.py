@@ -13,7 +13,22 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from .errors import CorruptDatabase
+
 BUSY_RETRIES = 20
+
+
+def corrupt_database(path: Path, error: sqlite3.DatabaseError) -> CorruptDatabase:
+    """The one line a user sees for a damaged database file: which file, and what to do."""
+    return CorruptDatabase(
+        f"{path} is damaged or is not a Byline database ({error}). Nothing was changed: restore it from a "
+        "backup, or move it away to start with an empty one."
+    )
+
+
+def is_corruption(error: sqlite3.DatabaseError) -> bool:
+    """True for a damaged file (\"not a database\", \"malformed\"), not a busy or full one."""
+    return not isinstance(error, sqlite3.OperationalError) or "malformed" in str(error)
 
 
 class Database:
@@ -25,7 +40,14 @@ class Database:
         self._local = threading.local()
         self._write_lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._migrate(migrations)
+        try:
+            self._migrate(migrations)
+        except sqlite3.DatabaseError as error:
+            # A damaged file is reported, never recreated: it may be the only copy of the data.
+            if not is_corruption(error):
+                raise
+            self.close()
+            raise corrupt_database(path, error) from None
 
     def _connect(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)

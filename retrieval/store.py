@@ -317,6 +317,20 @@ class Store(Database):
         rows = self._connect().execute("SELECT id FROM sentences WHERE article_id=?", (article_id,))
         return [row["id"] for row in rows]
 
+    def sentence_ids(self) -> np.ndarray:
+        """Every sentence id, sorted: what the vector index must hold."""
+        return self._ids("sentences")
+
+    def passage_ids(self) -> np.ndarray:
+        """Every passage id, sorted: what the keyword index must hold."""
+        return self._ids("passages")
+
+    def _ids(self, table: str) -> np.ndarray:
+        cursor = self._connect().cursor()
+        cursor.row_factory = None
+        rows = cursor.execute(f"SELECT id FROM {table} ORDER BY id").fetchall()
+        return np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+
     def counts(self) -> dict[str, int]:
         connection = self._connect()
         return {
@@ -339,10 +353,12 @@ class Store(Database):
         with self.transaction() as connection:
             if replace_id is not None:
                 connection.execute("DELETE FROM articles WHERE id=?", (replace_id,))
+            ids = _FreshIds(connection)
             cursor = connection.execute(
-                "INSERT INTO articles (key, content_hash, title, source, url, published, author, added_at, text) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO articles (id, key, content_hash, title, source, url, published, author, added_at, text) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
+                    ids.next("articles"),
                     draft.key,
                     content_hash,
                     draft.title,
@@ -358,9 +374,10 @@ class Store(Database):
             passage_ids: list[int] = []
             for passage in passages:
                 cursor = connection.execute(
-                    "INSERT INTO passages (article_id, paragraph_first, paragraph_last, start, end, text) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO passages (id, article_id, paragraph_first, paragraph_last, start, end, text) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
+                        ids.next("passages"),
                         article_id,
                         passage.paragraph_first,
                         passage.paragraph_last,
@@ -373,9 +390,10 @@ class Store(Database):
             sentence_ids: list[int] = []
             for sentence in sentences:
                 cursor = connection.execute(
-                    "INSERT INTO sentences (article_id, passage_id, paragraph, start, end, text, vector) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO sentences (id, article_id, passage_id, paragraph, start, end, text, vector) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
+                        ids.next("sentences"),
                         article_id,
                         passage_ids[sentence.passage_index],
                         sentence.paragraph,
@@ -388,22 +406,29 @@ class Store(Database):
                 sentence_ids.append(int(cursor.lastrowid or 0))
             spans = [(i, s.start, s.end) for i, s in zip(sentence_ids, sentences, strict=True)]
             connection.executemany(_INSERT_QUOTE, [_quote_values(article_id, draft.text, q, spans) for q in quotes])
+            ids.record()
         return StoredArticle(article_id, passage_ids, sentence_ids, replace_id)
 
     def speaker_quote_ranges(self, speakers: Sequence[str]) -> np.ndarray:
-        """Rows of (quote id, first sentence id, last sentence id, partial) for every quote of
-        two words or more by these speakers; a numpy array, as a prolific speaker has thousands."""
+        """Rows of (quote id, first sentence id, last sentence id, partial, article id) for every
+        quote of two words or more by these speakers; a numpy array, as a prolific speaker has
+        thousands."""
         if not speakers:
-            return np.zeros((0, 4), dtype=np.int64)
+            return np.zeros((0, 5), dtype=np.int64)
         marks = ",".join("?" * len(speakers))
         cursor = self._connect().cursor()
         cursor.row_factory = None  # plain tuples: several times faster than named rows here
         rows = cursor.execute(
-            f"SELECT id, sentence_first, sentence_last, partial FROM quotes WHERE speaker IN ({marks}) "
+            f"SELECT id, sentence_first, sentence_last, partial, article_id FROM quotes WHERE speaker IN ({marks}) "
             "AND sentence_first > 0 AND instr(trim(text), ' ') > 0",
             list(speakers),
         ).fetchall()
-        return np.array(rows, dtype=np.int64).reshape(-1, 4)
+        return np.array(rows, dtype=np.int64).reshape(-1, 5)
+
+    def article_ids_of_passages(self, passage_ids: Sequence[int]) -> dict[int, int]:
+        """Passage id -> its article id."""
+        rows = self._rows_where_in("SELECT id, article_id FROM passages", "id", passage_ids)
+        return {int(row["id"]): int(row["article_id"]) for row in rows}
 
     def quotes_by_ids(self, ids: Sequence[int]) -> dict[int, Quote]:
         return {row["id"]: _quote(row) for row in self._rows_where_in("SELECT * FROM quotes", "id", ids)}
@@ -414,6 +439,32 @@ class Store(Database):
     def delete_article(self, article_id: int) -> None:
         with self.transaction() as connection:
             connection.execute("DELETE FROM articles WHERE id=?", (article_id,))
+
+
+class _FreshIds:
+    """Ids never used before in a table, even by deleted rows.
+
+    SQLite reuses the highest rowid once its row is deleted, so a replaced article's new
+    sentences could take the old ones' ids; an index file from before the replace would then
+    look current by its ids. The highest id ever given is kept in ``meta`` instead.
+    """
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
+        self.last: dict[str, int] = {}
+
+    def next(self, table: str) -> int:
+        if table not in self.last:
+            row = self.connection.execute("SELECT value FROM meta WHERE key=?", (f"last_id:{table}",)).fetchone()
+            highest = self.connection.execute(f"SELECT COALESCE(max(id), 0) FROM {table}").fetchone()[0]
+            self.last[table] = max(int(row[0]) if row else 0, int(highest))
+        self.last[table] += 1
+        return self.last[table]
+
+    def record(self) -> None:
+        self.connection.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(f"last_id:{t}", str(n)) for t, n in self.last.items()]
+        )
 
 
 def _article(row: sqlite3.Row) -> Article:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import shutil
 import subprocess
 import sys
@@ -198,23 +197,6 @@ def test_broken_index_files_are_rebuilt_from_the_store(seed_library: Library, em
     again = Library.open(data_dir, embedder)
     assert again.messages == []  # the rebuilt files were saved
     again.close()
-
-
-def test_a_keyword_index_from_an_older_version_is_rebuilt(seed_library: Library, embedder: Embedder) -> None:
-    data_dir = seed_library.data_dir
-    seed_library.close()
-    sparse = data_dir / SPARSE_FILE
-    state = pickle.loads(sparse.read_bytes())
-    state["format"] = "byline-bm25-v1"  # tokens before accents were folded
-    sparse.write_bytes(pickle.dumps(state))
-    reopened = Library.open(data_dir, embedder)
-    try:
-        passages = reopened.store.counts()["passages"]
-        assert reopened.messages == [f"Keyword index was out of date: rebuilt it from the store ({passages} passages)."]
-        assert reopened.ask("what did Mourinho say about the referee?").answered
-    finally:
-        reopened.close()
-    assert pickle.loads(sparse.read_bytes())["format"] != "byline-bm25-v1"
 
 
 def test_quotes_from_older_attribution_rules_are_read_again(seed_library: Library, embedder: Embedder) -> None:
