@@ -10,7 +10,7 @@ from pathlib import Path
 
 from retrieval.errors import BylineError
 
-from . import cli_digest, cli_eval
+from . import cli_digest, cli_eval, gaps
 from .cli_feeds import add_feeds_parser, run_feeds, run_ingest
 from .config import Settings, load_environment
 from .logs import configure_logging
@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     sources = commands.add_parser("sources", help="list the stored articles, newest first")
     sources.add_argument("page", nargs="?", type=_page, default=1, help="page number, from 1 (default: 1)")
     cli_digest.add_subparser(commands)
+    gaps.add_parsers(commands)
     commands.add_parser("chat", help="chat in the terminal")
     commands.add_parser("serve", help="run on the platforms configured in the environment (or the terminal)")
     add_feeds_parser(commands)
@@ -105,6 +106,8 @@ def _run(command: str, args: argparse.Namespace, settings: Settings) -> int:
             return 1 if isinstance(reply, TextReply) else 0
         if command == "digest":
             return cli_digest.run(service, args)
+        if command in {"gaps", "feedback"}:
+            return gaps.run_cli(service, args)
         if command == "chat":
             chat(service)
             return 0

@@ -14,7 +14,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import replace
+from typing import Any, Literal
 
 import aiohttp
 import discord
@@ -23,6 +24,7 @@ from discord import app_commands
 
 from retrieval.errors import BylineError
 
+from .autoreply import is_question
 from .config import Settings
 from .delivery import DeliveryError
 from .discord_render import render
@@ -52,10 +54,20 @@ INTENTS.guild_messages = True
 INTENTS.dm_messages = True
 INTENTS.message_content = True
 
-# View Channels, Send Messages, Send Messages in Threads, Embed Links, Read Message History.
+# View Channels, Send Messages, Send Messages in Threads, Embed Links, Read Message History, and
+# Create Public Threads (a question channel's answers go in a thread under each question).
 PERMISSIONS = discord.Permissions(
-    view_channel=True, send_messages=True, send_messages_in_threads=True, embed_links=True, read_message_history=True
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    embed_links=True,
+    read_message_history=True,
+    create_public_threads=True,
 )
+# Discord's limit on a thread's name; an auto-reply thread is named after its question.
+THREAD_NAME_LIMIT = 100
+# Only people's own posts are auto-answered: not joins, pins, boosts or "thread started" notices.
+USER_MESSAGE_TYPES = (discord.MessageType.default, discord.MessageType.reply)
 CONVERSATION_MEMORY = 5000
 # An attachment that takes longer than this to come from Discord's CDN is given up on.
 DOWNLOAD_TIMEOUT = 60.0
@@ -153,6 +165,7 @@ class BylineClient(discord.Client):
         try:
             trigger = await self._trigger(message)
             if trigger is None:
+                await self._autoreply(message)
                 return
             question, key = trigger
             asker = Asker(
@@ -211,6 +224,57 @@ class BylineClient(discord.Client):
             root = channel.id if isinstance(channel, discord.Thread) else message.id
             return question, f"discord:{channel.id}:{root}"
         return None
+
+    async def _autoreply(self, message: discord.Message) -> None:
+        """A question posted in a question channel, or a new post in a question forum, answered in
+        a thread without a mention; anything that is not a question gets no reply at all."""
+        channel = message.channel
+        if message.guild is None or message.type not in USER_MESSAGE_TYPES:
+            return
+        # A forum post is a thread whose first message has the thread's own id.
+        forum_post = isinstance(channel, discord.Thread) and message.id == channel.id
+        if isinstance(channel, discord.Thread) and not forum_post:
+            return
+        marked = channel.parent_id if isinstance(channel, discord.Thread) else channel.id
+        if marked is None or not await asyncio.to_thread(self.service.state.is_autoreply, "discord", str(marked)):
+            return
+        assert self.user is not None
+        body = re.sub(rf"<@!?{self.user.id}>", " ", message.content).strip()
+        # A forum post's title is its question; the body may only add detail.
+        title = channel.name if isinstance(channel, discord.Thread) else ""
+        question = title if is_question(title) else body
+        if not is_question(question):
+            return
+        # The conversation key is the thread's, as for any thread Byline answers in, so a
+        # follow-up there has this question as context.
+        thread = channel if forum_post else await self._open_thread(message, question)
+        target: discord.abc.Messageable = thread or channel
+        key = f"discord:{thread.id}:{thread.id}" if thread else f"discord:{channel.id}:{message.id}"
+        asker = Asker("discord", str(message.author.id), str(marked), self._is_admin(message.author), key)
+        queued = self._queue_notice(message)
+        async with target.typing():
+            reply = await asyncio.to_thread(self.service.ask, question, asker, queued)
+        # In a new thread the question is right above; elsewhere the answer replies to it.
+        reference = message if forum_post or thread is None else None
+        sent = await send_to_channel(target, reply, reference=reference)
+        for bot_message in sent:
+            self.remember_conversation(bot_message.id, key)
+
+    async def _open_thread(self, message: discord.Message, question: str) -> discord.Thread | None:
+        """A thread under the question for its answer; None when Byline may not make one."""
+        name = " ".join(question.split())
+        name = name if len(name) <= THREAD_NAME_LIMIT else name[: THREAD_NAME_LIMIT - 1] + "…"
+        try:
+            return await message.create_thread(name=name)
+        except discord.HTTPException as error:
+            log.warning(
+                "Discord: cannot start a thread in question channel %s (%s %s); answering in the channel. "
+                "Give Byline the Create Public Threads permission there.",
+                message.channel.id,
+                error.status,
+                error.text or "",
+            )
+            return None
 
     async def _replied_bot_message(self, message: discord.Message) -> discord.Message | None:
         reference = message.reference
@@ -361,6 +425,30 @@ def register_commands(client: BylineClient) -> None:
             return ingest_upload(service, file.filename, downloaded, asker)
 
         await slash(interaction, "ingest", work, defer=True)
+
+    @tree.command(
+        name="autoreply", description="Answer every question posted in a channel or forum, no mention needed (admins)"
+    )
+    @app_commands.describe(mode="on, off, or status (default)", channel="A text or forum channel (default: this one)")
+    async def autoreply(
+        interaction: discord.Interaction[Any],
+        mode: Literal["on", "off", "status"] = "status",
+        channel: discord.TextChannel | discord.ForumChannel | None = None,
+    ) -> None:
+        def work(asker: Asker) -> Reply:
+            # A forum has no message box to run a command in, so it is named instead.
+            if channel is not None:
+                asker = replace(asker, channel_id=str(channel.id))
+            return service.run_command(f"/autoreply {mode}", asker)
+
+        await slash(interaction, "autoreply", work, defer=False, private=True)
+
+    @tree.command(name="gaps", description="What Byline couldn't answer (abstentions and 👎), grouped (admins)")
+    @app_commands.describe(since="7d, 24h, yesterday or 2026-11-30 (default: 7d)")
+    async def gaps(interaction: discord.Interaction[Any], since: app_commands.Range[str, 1, 100] = "7d") -> None:
+        await slash(
+            interaction, "gaps", lambda asker: service.run_command(f"/gaps {since}", asker), defer=True, private=True
+        )
 
     digest = app_commands.Group(name="digest", description="News digests for this channel")
 

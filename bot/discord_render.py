@@ -285,7 +285,8 @@ def split_text(text: str, limit: int = CONTENT_LIMIT) -> list[str]:
 # -- one renderer per reply kind -----------------------------------------------------------
 
 
-def render_answer(answer: Answer) -> list[DiscordMessage]:
+def render_answer(answer: Answer, asked_by: str = "") -> list[DiscordMessage]:
+    """An answer's embeds; a shared one says who asked (a user mention, sent with no pings)."""
     blocks: list[Block | str] = []
     if answer.message:
         blocks.append(f"*{clean(answer.message)}*")
@@ -301,7 +302,9 @@ def render_answer(answer: Answer) -> list[DiscordMessage]:
         blocks.append("I could not find an answer to that in the articles I have.")
     footer = f"Interpreted as: {answer.interpreted_as}" if answer.interpreted_as else ""
     question = " ".join(answer.question.split())
-    return pack(blocks, title=question, colour=BRAND if answer.answered else WARNING, footer=footer)
+    # A Discord user id is a snowflake; nothing else goes inside Byline's own "<@…>".
+    content = f"Asked by <@{asked_by}>" if asked_by.isascii() and asked_by.isdigit() else ""
+    return pack(blocks, title=question, colour=BRAND if answer.answered else WARNING, footer=footer, content=content)
 
 
 def passage_block(citation: Citation, text: str) -> Block:
@@ -381,7 +384,7 @@ def render_text(reply: TextReply) -> list[DiscordMessage]:
 def render(reply: Reply) -> list[DiscordMessage]:
     """Every reply kind, as messages ready to send (buttons are added by the adapter)."""
     if isinstance(reply, AnswerReply):
-        return render_answer(reply.answer)
+        return render_answer(reply.answer, reply.asked_by)
     if isinstance(reply, SearchReply):
         return render_search(reply)
     if isinstance(reply, SourcesReply):

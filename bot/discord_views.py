@@ -111,6 +111,38 @@ class VoteButton(
             await send_reply(interaction, reply, private=True)
 
 
+class ShareButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"byline:share:{ANSWER_ID}"):
+    """ "Share with channel", under a private answer: posts the same answer publicly, "Asked by" its asker.
+
+    The public post is this click's interaction response, so it needs no channel permission
+    beyond what the slash command had; like every send, it carries ``AllowedMentions.none()``, so
+    the attribution shows the asker without pinging them.
+    """
+
+    def __init__(self, answer_id: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Share with channel",
+                emoji="📣",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"byline:share:{answer_id}",
+            )
+        )
+        self.answer_id = answer_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ShareButton:
+        return cls(match["id"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        async with guarded(interaction, "share"):
+            service = service_of(interaction)
+            reply = await asyncio.to_thread(service.share, self.answer_id, interaction_asker(interaction))
+            await send_reply(interaction, reply)
+
+
 class SourcesPageButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"byline:sources:(?P<dir>prev|next):(?P<page>[0-9]{1,6})"
 ):
@@ -146,11 +178,13 @@ class SourcesPageButton(
             )
 
 
-DYNAMIC_ITEMS = (PassagesButton, VoteButton, SourcesPageButton)
+DYNAMIC_ITEMS = (PassagesButton, VoteButton, ShareButton, SourcesPageButton)
 
 
 def answer_view(reply: AnswerReply) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
+    if reply.private:
+        view.add_item(ShareButton(reply.answer_id))
     if reply.answer.citations:
         view.add_item(PassagesButton(reply.answer_id))
     view.add_item(VoteButton(reply.answer_id, "up"))

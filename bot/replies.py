@@ -9,11 +9,13 @@ from retrieval.models import Answer, Article, Citation, Digest, Passage, SearchH
 
 @dataclass
 class AnswerReply:
-    """A cited answer. ``answer_id`` keys the buttons (passages, feedback) under it."""
+    """A cited answer. ``answer_id`` keys the buttons (passages, feedback, share) under it;
+    ``asked_by`` is the asker's user id when a private answer was shared with the channel."""
 
     answer: Answer
     answer_id: str
     private: bool = False
+    asked_by: str = ""
 
 
 @dataclass

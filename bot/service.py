@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING
 from retrieval.answering import passages_for
 from retrieval.errors import BylineError
 from retrieval.library import Library
-from retrieval.models import Answer, AnswerSpan, Citation
+from retrieval.models import Answer, AnswerSpan, Citation, Passage, SearchHit
 
+from .autoreply import autoreply_command
+from .gaps import GapStore, gaps_command
 from .limits import LimitSettings, QueueFull, RateLimiter, RetrievalPool, retry_phrase
 from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 from .state import STATE_FILE, BotState
@@ -118,6 +120,26 @@ class Service:
             Command("sources", "/sources [PAGE]", "the articles Byline knows, newest first", self._sources_command)
         )
         self.register(Command("help", "/help", "this help", lambda _, __: self.help()))
+        self.register(
+            Command(
+                "autoreply",
+                "/autoreply on|off|status",
+                "make this a question channel: every question posted here is answered in a thread "
+                "(Slack: /byline autoreply; admins only)",
+                lambda args, asker: autoreply_command(self.state, args, asker),
+                admin_only=True,
+            )
+        )
+        self.register(
+            Command(
+                "gaps",
+                "/gaps [TIME]",
+                "the questions Byline couldn't answer or got a 👎, grouped, most frequent first "
+                "(Slack: /byline gaps; admins only)",
+                gaps_command(self),
+                admin_only=True,
+            )
+        )
 
     def run_command(self, line: str, asker: Asker, on_queued: Callable[[int], None] | None = None) -> Reply:
         """Run "/name args" (the slash is optional); unknown names get the list of commands.
@@ -227,6 +249,9 @@ class Service:
         except BylineError as error:
             return TextReply(str(error), private=True, error=True)
         answer_id = self.state.save_answer(asker.platform, asker.user_id, question, answer.to_json())
+        if not answer.answered:
+            # Kept for /gaps: what people asked that the articles could not answer.
+            GapStore(self.state).record_abstention(asker, answer_id, answer)
         if asker.conversation:
             # The standalone form, so a follow-up to a follow-up still has the whole context.
             self.state.remember(asker.conversation, answer.standalone_question or question)
@@ -264,12 +289,33 @@ class Service:
             return TextReply(
                 "That answer has expired, so the vote was not recorded. Ask again to get a fresh one.", private=True
             )
+        GapStore(self.state).record_vote(answer_id, asker, vote)
         return TextReply(
             "Thanks — your feedback was recorded."
             if vote > 0
             else "Thanks — noted. Your feedback helps Byline improve.",
             private=True,
         )
+
+    def share(self, answer_id: str, asker: Asker) -> Reply:
+        """A private answer, posted for the channel as it was given, attributed to its asker.
+
+        Only the asker can share it (only they saw it), and only once, so a double click or a
+        replayed button does not post it twice.
+        """
+        owner = self.state.answer_owner(answer_id)
+        stored = self.state.answer(answer_id) if owner else None
+        if owner is None or stored is None or owner[0] != asker.platform:
+            return TextReply(
+                "That answer has expired, so it can't be shared. Ask again (`/ask private QUESTION`) for a fresh one.",
+                private=True,
+                error=True,
+            )
+        if owner[1] != asker.user_id:
+            return TextReply("Only the person who asked can share this answer.", private=True, error=True)
+        if not self.state.mark_shared(answer_id, asker.platform, asker.channel_id, asker.user_id):
+            return TextReply("You have already shared this answer with the channel.", private=True)
+        return AnswerReply(answer_from_json(stored), answer_id, private=False, asked_by=owner[1])
 
 
 def answer_from_json(data: dict) -> Answer:
@@ -284,4 +330,15 @@ def answer_from_json(data: dict) -> Answer:
         article_count=data.get("article_count", 0),
         interpreted_as=data.get("interpreted_as", ""),
         standalone_question=data.get("standalone_question", ""),
+        closest=[_hit_from_json(hit) for hit in data.get("closest", [])],
+        refused_by=data.get("refused_by", ""),
     )
+
+
+def _hit_from_json(data: dict) -> SearchHit:
+    """A closest passage as ``Answer.to_json`` keeps it: its text and citation, which is all a
+    renderer shows (so a shared abstention reads as it did in private)."""
+    citation = Citation(**data["citation"])
+    paragraph = citation.paragraph
+    passage = Passage(data.get("passage_id", 0), data.get("article_id", 0), paragraph, paragraph, 0, 0, data["text"])
+    return SearchHit(passage, citation, float(data.get("score", 0.0)))

@@ -41,13 +41,14 @@ from slack_sdk.socket_mode.builtin import SocketModeClient
 
 from retrieval.errors import BylineError
 
+from .autoreply import is_question
 from .config import Settings
 from .delivery import DeliveryError
 from .limits import handler_threads, place_in_line
 from .replies import Reply, TextReply
 from .service import Asker, Service
 from .slack_http_guard import SlackHttpGuard
-from .slack_render import ACTION_PASSAGES, ACTION_VOTE_DOWN, ACTION_VOTE_UP, SlackMessage, render
+from .slack_render import ACTION_PASSAGES, ACTION_SHARE, ACTION_VOTE_DOWN, ACTION_VOTE_UP, SlackMessage, render
 
 log = logging.getLogger("byline.slack")
 
@@ -237,6 +238,7 @@ class SlackAdapter:
         app.action(ACTION_PASSAGES)(self._acked(self.on_show_passages))
         app.action(ACTION_VOTE_UP)(self._acked(self.on_vote))
         app.action(ACTION_VOTE_DOWN)(self._acked(self.on_vote))
+        app.action(ACTION_SHARE)(self._acked(self.on_share))
         app.error(self._on_error)
 
     def _acked(self, work: Work) -> Callable[..., None]:
@@ -284,7 +286,8 @@ class SlackAdapter:
         self._answer(event, f"slack:{channel}:{thread_ts}", thread_ts)
 
     def on_message(self, event: dict[str, Any]) -> None:
-        """DMs, and replies in a thread Byline is part of (follow-ups need no mention)."""
+        """DMs, replies in a thread Byline is part of (follow-ups need no mention), and questions
+        posted in a question channel (``/byline autoreply on``), answered in a thread."""
         # Edits, deletions, joins, file shares and bot posts all carry a subtype: not questions.
         if event.get("subtype") or self._from_a_bot(event):
             return
@@ -293,8 +296,13 @@ class SlackAdapter:
             conversation = f"slack:{channel}:{thread_ts}" if thread_ts else f"slack:{channel}"
             self._answer(event, conversation, thread_ts)
             return
-        if not thread_ts or f"<@{self.bot_user_id}>" in event.get("text", ""):
-            return  # not a thread reply, or an app_mention that on_mention answers
+        if f"<@{self.bot_user_id}>" in event.get("text", ""):
+            return  # an app_mention, which on_mention answers
+        if not thread_ts:
+            # A top-level message: answered only in a question channel, and only if it asks something.
+            if self.service.state.is_autoreply(PLATFORM, channel) and is_question(question_text(event.get("text", ""))):
+                self._answer(event, f"slack:{channel}:{event['ts']}", event["ts"])
+            return
         conversation = f"slack:{channel}:{thread_ts}"
         if self.service.state.history(conversation):
             self._answer(event, conversation, thread_ts)
@@ -393,6 +401,17 @@ class SlackAdapter:
         reply = self.service.feedback(action.get("value", ""), self.asker(user, channel), vote)
         self._respond(respond, reply, force_private=True)
 
+    def on_share(self, body: dict[str, Any], respond: Respond) -> None:
+        """ "Share with channel" under a private answer: the same answer, public, "Asked by" the asker.
+
+        Posted through the click's response URL as ``in_channel``, which works in any channel
+        the slash command worked in, whether or not Byline is a member.
+        """
+        user = body.get("user", {}).get("id", "")
+        channel = (body.get("channel") or {}).get("id", "")
+        reply = self.service.share(body["actions"][0].get("value", ""), self.asker(user, channel))
+        self._respond(respond, reply)
+
     def _respond(self, respond: Respond, reply: Reply, force_private: bool = False) -> None:
         private = force_private or reply.private
         # bolt's respond() has no retry handlers, so one 5xx from the response URL would lose the
@@ -418,13 +437,16 @@ class SlackAdapter:
     def start_http(self, host: str, port: int) -> _ThreadingWSGIServer:
         """Serves ``/slack/events`` on ``host:port`` in a background thread; returns the server.
 
-        Requests pass ``SlackHttpGuard`` (length, timestamp, signature, replay, shape) before bolt.
+        Requests pass ``SlackHttpGuard`` (length, timestamp, signature, replay, shape) before bolt;
+        ``/healthz`` and ``/metrics`` are answered beside it.
         """
         guarded = SlackHttpGuard(_BoltWsgi(self.app, EVENTS_PATH), self.settings.slack_signing_secret, EVENTS_PATH)
+        from .health import HEALTH  # /healthz and /metrics share this port (the same BYLINE_HTTP_PORT)
+
         server = make_server(
             host,
             port,
-            guarded,
+            HEALTH.routes(guarded),
             server_class=_ThreadingWSGIServer,
             handler_class=_QuietHandler,
         )

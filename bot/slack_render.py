@@ -45,6 +45,9 @@ _LEADING_QUOTE = re.compile(r"(?m)^(\s*)(&gt;|\uff1e)")
 ACTION_PASSAGES = "byline_passages"
 ACTION_VOTE_UP = "byline_vote_up"
 ACTION_VOTE_DOWN = "byline_vote_down"
+ACTION_SHARE = "byline_share"
+# A Slack user id, the only thing put inside Byline's own "<@…>" attribution markup.
+_USER_ID = re.compile(r"[UW][A-Z0-9]{2,20}")
 
 Block = dict[str, Any]
 
@@ -194,8 +197,11 @@ def citation_mrkdwn(citation: Citation) -> str:
     return f"[{citation.n}] {_link(citation.url, citation.title)} — {where}"
 
 
-def answer_buttons(answer_id: str, with_passages: bool) -> Block:
+def answer_buttons(answer_id: str, with_passages: bool, shareable: bool = False) -> Block:
     elements: list[Block] = []
+    if shareable:
+        # Under a private answer only: posts the same answer in the channel, attributed to the asker.
+        elements.append(_button("Share with channel", ACTION_SHARE, answer_id) | {"style": "primary"})
     if with_passages:
         elements.append(_button("Show passages", ACTION_PASSAGES, answer_id))
     elements.append(_button("👍", ACTION_VOTE_UP, answer_id))
@@ -215,6 +221,9 @@ def _button(label: str, action_id: str, value: str) -> Block:
 def render_answer(reply: AnswerReply) -> list[SlackMessage]:
     answer: Answer = reply.answer
     blocks: list[Block] = []
+    if reply.asked_by:
+        asker = f"<@{reply.asked_by}>" if _USER_ID.fullmatch(reply.asked_by) else escape(reply.asked_by)
+        blocks += context([f"Asked by {asker}"])
     if answer.interpreted_as:
         blocks += context([f"_Read as:_ {escape(answer.interpreted_as)}"])
     units = [escape(answer.message)] if answer.message else []
@@ -226,7 +235,7 @@ def render_answer(reply: AnswerReply) -> list[SlackMessage]:
     if answer.citations:
         blocks += context([citation_mrkdwn(c) for c in answer.citations])
     if reply.answer_id:
-        blocks.append(answer_buttons(reply.answer_id, bool(answer.citations)))
+        blocks.append(answer_buttons(reply.answer_id, bool(answer.citations), shareable=reply.private))
     return _keep_tail_together(blocks, _fallback(answer.text or render_plain(answer)), reply.private)
 
 

@@ -1,4 +1,5 @@
-"""The bot's own state: answers given (for buttons after a restart), votes, conversations.
+"""The bot's own state: answers given (for buttons after a restart), votes, conversations,
+question channels, shares and unanswered questions.
 
 Kept in its own SQLite file beside the article store so that ``retrieval/`` stays usable as a
 library without any of the chat side.
@@ -72,6 +73,41 @@ _MIGRATIONS = [
     CREATE UNIQUE INDEX digest_runs_due ON digest_runs(platform, channel_id, due_at) WHERE kind = 'scheduled';
     CREATE INDEX digest_runs_channel ON digest_runs(platform, channel_id, id);
     """,
+    # Question channels (bot/autoreply.py), shared private answers (one share each, so a second
+    # click cannot post it twice), and what Byline could not answer (bot/gaps.py): every
+    # abstention and every thumbs-down, kept apart from ``answers`` so that a report survives
+    # the answers it came from being pruned.
+    """
+    CREATE TABLE autoreply_channels (
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        set_by TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (platform, channel_id)
+    );
+    CREATE TABLE shares (
+        answer_id TEXT PRIMARY KEY REFERENCES answers(id) ON DELETE CASCADE,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        shared_at TEXT NOT NULL
+    );
+    CREATE TABLE gaps (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('abstained', 'downvoted')),
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        answer_id TEXT NOT NULL,
+        question TEXT NOT NULL,
+        refused_by TEXT NOT NULL DEFAULT '',
+        scope TEXT NOT NULL DEFAULT '',
+        closest_json TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX gaps_created ON gaps(created_at);
+    CREATE UNIQUE INDEX gaps_one_vote ON gaps(answer_id, platform, user_id) WHERE kind = 'downvoted';
+    """,
 ]
 
 HISTORY_TURNS = 4
@@ -96,6 +132,41 @@ class BotState(Database):
     def answer(self, answer_id: str) -> dict[str, Any] | None:
         row = self._connect().execute("SELECT answer_json FROM answers WHERE id=?", (answer_id,)).fetchone()
         return json.loads(row[0]) if row else None
+
+    def answer_owner(self, answer_id: str) -> tuple[str, str] | None:
+        """(platform, user_id) of whoever asked, or None when the answer is unknown."""
+        row = self._connect().execute("SELECT platform, user_id FROM answers WHERE id=?", (answer_id,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def mark_shared(self, answer_id: str, platform: str, channel_id: str, user_id: str) -> bool:
+        """Record that an answer was shared; False when it already was (nothing is recorded)."""
+        with self._write() as connection:
+            cursor = connection.execute(
+                "INSERT INTO shares VALUES (?, ?, ?, ?, ?) ON CONFLICT(answer_id) DO NOTHING",
+                (answer_id, platform, channel_id, user_id, utc_now()),
+            )
+        return cursor.rowcount == 1
+
+    def set_autoreply(self, platform: str, channel_id: str, on: bool, set_by: str) -> None:
+        with self._write() as connection:
+            if on:
+                connection.execute(
+                    "INSERT INTO autoreply_channels VALUES (?, ?, ?, ?) ON CONFLICT(platform, channel_id) "
+                    "DO UPDATE SET set_by=excluded.set_by, updated_at=excluded.updated_at",
+                    (platform, channel_id, set_by, utc_now()),
+                )
+            else:
+                connection.execute(
+                    "DELETE FROM autoreply_channels WHERE platform=? AND channel_id=?", (platform, channel_id)
+                )
+
+    def is_autoreply(self, platform: str, channel_id: str) -> bool:
+        row = (
+            self._connect()
+            .execute("SELECT 1 FROM autoreply_channels WHERE platform=? AND channel_id=?", (platform, channel_id))
+            .fetchone()
+        )
+        return row is not None
 
     def vote(self, answer_id: str, platform: str, user_id: str, vote: int) -> bool:
         """Record or change a user's vote; False when the answer is unknown."""
