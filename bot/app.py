@@ -7,6 +7,7 @@ build on it (which import it) can be wired without import cycles.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .digest_commands import register_digest
 from .digest_schedule import DigestScheduler
@@ -15,17 +16,25 @@ from .ingest_commands import register_ingest
 from .limits import LimitSettings
 from .service import Service
 
+if TYPE_CHECKING:
+    from retrieval.fetch import Fetcher
 
-def add_features(service: Service, default_timezone: str = "UTC") -> Service:
-    """Register /digest (with its scheduler, not yet started) and /ingest on a service."""
+
+def add_features(service: Service, default_timezone: str = "UTC", fetcher: Fetcher | None = None) -> Service:
+    """Register /digest (with its scheduler, not yet started) and /ingest (fetching under
+    ``fetcher``, the settings' policy) on a service."""
     scheduler = DigestScheduler(service.library, DigestStore(service.state), default_timezone=default_timezone)
     service.scheduler = scheduler
     register_digest(service, scheduler)
-    register_ingest(service)
+    register_ingest(service, fetcher)
     return service
 
 
 def open_service(
-    data_dir: Path, seeds_dir: Path | None, limits: LimitSettings | None = None, timezone: str = "UTC"
+    data_dir: Path,
+    seeds_dir: Path | None,
+    limits: LimitSettings | None = None,
+    timezone: str = "UTC",
+    fetcher: Fetcher | None = None,
 ) -> Service:
-    return add_features(Service.open(data_dir, seeds_dir, limits), timezone)
+    return add_features(Service.open(data_dir, seeds_dir, limits), timezone, fetcher)

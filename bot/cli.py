@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"byline: {error}", file=sys.stderr)
         return 2
-    configure_logging(settings.log_level if args.command == "serve" else "WARNING", settings.secrets())
+    level = settings.log_level if args.command in {None, "serve"} else "WARNING"
+    configure_logging(level, settings.secrets(), settings.log_format)
     command = args.command or "serve"
     try:
         return _run(command, args, settings)
@@ -72,7 +73,11 @@ def _open(settings: Settings, with_seeds: bool) -> Service:
     from .app import open_service
 
     service = open_service(
-        settings.data_dir, settings.seeds_dir if with_seeds else None, settings.limits, settings.timezone
+        settings.data_dir,
+        settings.seeds_dir if with_seeds else None,
+        settings.limits,
+        settings.timezone,
+        settings.fetcher(),
     )
     for message in service.library.messages:
         print(message, file=sys.stderr)

@@ -1,25 +1,33 @@
-"""Settings from the environment and ``.env``; see ``.env.example`` for every one of them.
+"""The settings object: read once from the environment (and ``.env``) by the CLI entry, then
+passed to everything that needs a setting; see ``.env.example`` for every one of them.
 
-A ``.env`` file never overrides a variable that is already set in the real environment.
+A ``.env`` file never overrides a variable that is already set in the real environment. The
+parsing and validation live in ``bot.settings`` (pydantic-settings); this frozen dataclass is what
+the rest of Byline receives, so tests and benches can build one directly.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from dotenv import load_dotenv
+from typing import TYPE_CHECKING
 
 from .limits import LimitSettings
+from .settings import PROJECT_DIR, SettingsError, read_env_settings
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+if TYPE_CHECKING:
+    from retrieval.fetch import Fetcher
+
+__all__ = ["PROJECT_DIR", "Settings", "SettingsError", "load_environment"]
 
 
 def load_environment(env_file: Path | None = None) -> None:
     """Read ``.env`` from the working directory (or the given file) without overriding."""
     path = env_file or Path.cwd() / ".env"
     if path.is_file():
+        from dotenv import load_dotenv
+
         load_dotenv(path, override=False)
 
 
@@ -47,34 +55,54 @@ class Settings:
     discord_gateway_url: str = ""
     discord_admins: frozenset[str] = frozenset()
     log_level: str = "INFO"
+    log_format: str = "text"
     timezone: str = "UTC"
     limits: LimitSettings = field(default_factory=LimitSettings)
+    fetch_allowlist: str = ""
+    fetch_timeout: float = 10.0
+    fetch_deadline: float = 20.0
+    feed_interval: float = 900.0
+    watch_dir: Path | None = None
+    retention_days: int = 90
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
-        env = dict(os.environ if environ is None else environ)
-        port = env.get("BYLINE_HTTP_PORT", "3000").strip() or "3000"
-        if not port.isdigit():
-            raise ValueError(f"BYLINE_HTTP_PORT must be a port number, not {port!r}")
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The validated settings; ``SettingsError`` (one line naming the variable) otherwise."""
+        env = read_env_settings(environ)
+        defaults = LimitSettings()
         return cls(
-            data_dir=Path(env.get("BYLINE_DATA_DIR") or PROJECT_DIR / "data").expanduser(),
-            seeds_dir=Path(env.get("BYLINE_SEEDS_DIR") or PROJECT_DIR / "seeds").expanduser(),
-            slack_bot_token=env.get("SLACK_BOT_TOKEN", "").strip(),
-            slack_app_token=env.get("SLACK_APP_TOKEN", "").strip(),
-            slack_signing_secret=env.get("SLACK_SIGNING_SECRET", "").strip(),
-            slack_mode=(env.get("BYLINE_SLACK_MODE", "socket").strip().lower() or "socket"),
-            slack_api_url=env.get("SLACK_API_URL", "").strip() or "https://slack.com/api/",
-            slack_admins=_list(env.get("BYLINE_SLACK_ADMINS", "")),
-            http_host=env.get("BYLINE_HTTP_HOST", "127.0.0.1").strip() or "127.0.0.1",
-            http_port=int(port),
-            discord_token=env.get("DISCORD_TOKEN", "").strip(),
-            discord_guild_id=env.get("DISCORD_GUILD_ID", "").strip(),
-            discord_api_url=env.get("DISCORD_API_URL", "").strip(),
-            discord_gateway_url=env.get("DISCORD_GATEWAY_URL", "").strip(),
-            discord_admins=_list(env.get("BYLINE_DISCORD_ADMINS", "")),
-            log_level=env.get("BYLINE_LOG_LEVEL", "INFO").strip().upper() or "INFO",
-            timezone=env.get("BYLINE_TIMEZONE", "UTC").strip() or "UTC",
-            limits=LimitSettings.from_env(env),
+            data_dir=env.data_dir,
+            seeds_dir=env.seeds_dir or PROJECT_DIR / "seeds",
+            slack_bot_token=env.slack_bot_token,
+            slack_app_token=env.slack_app_token,
+            slack_signing_secret=env.slack_signing_secret,
+            slack_mode=env.slack_mode,
+            slack_api_url=env.slack_api_url.strip() or "https://slack.com/api/",
+            slack_admins=_list(env.slack_admins),
+            http_host=env.http_host,
+            http_port=env.http_port,
+            discord_token=env.discord_token,
+            discord_guild_id=env.discord_guild_id,
+            discord_api_url=env.discord_api_url.strip(),
+            discord_gateway_url=env.discord_gateway_url.strip(),
+            discord_admins=_list(env.discord_admins),
+            log_level=env.log_level,
+            log_format=env.log_format,
+            timezone=env.timezone,
+            limits=LimitSettings(
+                user_per_minute=env.user_rate,
+                user_burst=env.user_burst,
+                channel_per_minute=env.channel_rate,
+                channel_burst=env.channel_burst,
+                workers=env.workers or defaults.workers,
+                queue_limit=env.queue_limit,
+            ),
+            fetch_allowlist=env.fetch_allowlist,
+            fetch_timeout=env.fetch_timeout,
+            fetch_deadline=env.fetch_deadline,
+            feed_interval=env.feed_interval,
+            watch_dir=env.watch_dir,
+            retention_days=env.retention_days,
         )
 
     @property
@@ -84,6 +112,15 @@ class Settings:
     @property
     def discord_enabled(self) -> bool:
         return bool(self.discord_token)
+
+    def fetcher(self) -> Fetcher:
+        """The fetch policy these settings describe (allowlist, timeouts)."""
+        from retrieval.fetch import Fetcher
+        from retrieval.netguard import Allowlist
+
+        return Fetcher(
+            allowlist=Allowlist.parse(self.fetch_allowlist), timeout=self.fetch_timeout, deadline=self.fetch_deadline
+        )
 
     def secrets(self) -> list[str]:
         """Values that must never appear in a log line or a message."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 import random
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from retrieval.feeds import poll_feeds
 from retrieval.fetch import Fetcher
@@ -20,7 +20,11 @@ from retrieval.library import Library
 from retrieval.loader import skip_message
 from retrieval.web import INGEST_LOCK
 
+from .health import HEALTH
 from .service import Service
+
+if TYPE_CHECKING:
+    from .config import Settings
 
 log = logging.getLogger("byline.poller")
 
@@ -34,29 +38,27 @@ class PollerSettings:
     watch_dir: Path | None
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> PollerSettings:
-        raw = environ.get("BYLINE_FEED_INTERVAL", "").strip() or str(DEFAULT_INTERVAL)
-        try:
-            interval = float(raw)
-        except ValueError:
-            raise ValueError(f"BYLINE_FEED_INTERVAL must be a number of seconds, not {raw!r}") from None
-        if interval <= 0:
-            raise ValueError("BYLINE_FEED_INTERVAL must be more than 0 seconds")
-        watch = environ.get("BYLINE_WATCH_DIR", "").strip()
-        return cls(interval, Path(watch).expanduser() if watch else None)
+    def from_settings(cls, settings: Settings) -> PollerSettings:
+        """From the validated settings (``BYLINE_FEED_INTERVAL``, ``BYLINE_WATCH_DIR``)."""
+        return cls(settings.feed_interval, settings.watch_dir)
 
 
 def poll_round(library: Library, fetcher: Fetcher, watch_dir: Path | None) -> None:
     """Poll every feed, then the watched folder; errors are logged, never raised."""
     for result in poll_feeds(library, fetcher):
         if result.error:
+            HEALTH.feed_errors.inc()
             log.warning("Feed %s", skip_message(result.feed.url, result.error))
         elif result.added or result.updated:
+            HEALTH.ingested.labels(source="feed", outcome="added").inc(result.added)
+            HEALTH.ingested.labels(source="feed", outcome="updated").inc(result.updated)
             log.info("Feed %s: %d added, %d updated.", result.feed.url, result.added, result.updated)
     if watch_dir is not None and watch_dir.is_dir():
         try:
             with INGEST_LOCK:
                 report = library.ingest([watch_dir])
+            for outcome, entries in (("added", report.added), ("updated", report.replaced), ("skipped", report.failed)):
+                HEALTH.ingested.labels(source="watch", outcome=outcome).inc(len(entries))
             if report.added or report.replaced or report.failed:
                 log.info("Watched folder %s: %s.", watch_dir, report.summary())
             for path, reason in report.failed:
@@ -65,12 +67,10 @@ def poll_round(library: Library, fetcher: Fetcher, watch_dir: Path | None) -> No
             log.exception("Ingesting the watched folder %s failed.", watch_dir)
 
 
-def start_background(
-    service: Service, settings_env: Mapping[str, str], stop_event: threading.Event
-) -> threading.Thread:
+def start_background(service: Service, config: Settings, stop_event: threading.Event) -> threading.Thread:
     """Start the polling thread; it runs a round at once, then every interval, until stopped."""
-    settings = PollerSettings.from_env(settings_env)
-    fetcher = Fetcher.from_env(settings_env)
+    settings = PollerSettings.from_settings(config)
+    fetcher = config.fetcher()
 
     def loop() -> None:
         while not stop_event.is_set():

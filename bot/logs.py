@@ -1,10 +1,17 @@
-"""Logging set-up, with every secret value redacted from every record."""
+"""Logging set-up, with every secret value redacted from every record.
+
+``BYLINE_LOG_FORMAT=json`` writes one JSON object per line (for log shippers); the redaction
+filter runs before either formatter, so a secret is masked in the message, its arguments and any
+traceback alike.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from collections.abc import Iterable
+from datetime import UTC, datetime
 
 
 class RedactSecrets(logging.Filter):
@@ -30,9 +37,30 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-def configure_logging(level: str, secrets: Iterable[str]) -> None:
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record: time (UTC, ISO 8601), level, logger, message, and any traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "thread": record.threadName,
+        }
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            entry["exception"] = record.exc_text
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def configure_logging(level: str, secrets: Iterable[str], log_format: str = "text") -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if log_format == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets(secrets))
     root = logging.getLogger()
     root.handlers = [handler]

@@ -2,22 +2,36 @@
 
 Each adapter module exposes ``run(service, settings, stop) -> None`` that blocks until ``stop``
 is set (or the adapter fails). With both platforms configured, Slack runs in a thread and
-Discord in the main thread. Beside them run the feed poller (feeds and the watched folder) and
-the digest scheduler. With no platform token set, serve falls back to the terminal chat over
-the seed articles, with the poller and scheduler still running behind it.
+Discord in the main thread. Beside them run the feed poller (feeds and the watched folder), the
+digest scheduler, the retention job and ``/healthz`` + ``/metrics`` on ``BYLINE_HTTP_PORT``.
+
+With no platform token set, serve opens the terminal chat over the seed articles when it has a
+terminal, and otherwise (a container, a systemd unit) runs headless: feeds, digests, health and
+metrics, until stopped.
+
+SIGTERM (what ``docker stop`` and systemd send) stops taking new work, lets questions already
+in the retrieval pool finish and be posted, and exits 0 within ``STOP_SECONDS``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
+import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 
+from retrieval.errors import BylineError
 from retrieval.library import Library
 
 from .config import Settings
-from .feed_poller import PollerSettings, start_background
+from .feed_poller import start_background
+from .health import HEALTH, Health
+from .ingest_commands import register_ingest
 from .service import Service
 from .terminal import chat
 
@@ -28,6 +42,14 @@ AdapterRun = Callable[[Service, Settings, threading.Event], None]
 # How often serve looks for articles another process (a CLI ``byline ingest``) stored in the
 # same data directory: one cheap query each time, so well inside the feed interval.
 CATCH_UP_SECONDS = 30.0
+# From SIGTERM to exit. docker stop and systemd wait 10 s before SIGKILL; a second is left for
+# the interpreter to exit.
+STOP_SECONDS = 9.0
+RETENTION_EVERY_SECONDS = 24 * 3600.0
+
+
+class _Stopped(Exception):
+    """Raised in the main thread by SIGTERM while it waits for a chat line (nothing is in flight)."""
 
 
 def _adapters(settings: Settings) -> list[tuple[str, AdapterRun]]:
@@ -59,38 +81,145 @@ def start_catch_up(library: Library, every: float, stop: threading.Event) -> thr
     return thread
 
 
-def _background(service: Service, stop: threading.Event) -> list[threading.Thread]:
-    threads = [start_background(service, os.environ, stop)]
-    every = min(CATCH_UP_SECONDS, PollerSettings.from_env(os.environ).interval)
-    threads.append(start_catch_up(service.library, every, stop))
+def start_retention(service: Service, days: int, stop: threading.Event) -> threading.Thread:
+    """Prune stored questions and user ids older than ``days`` now, then once a day."""
+
+    def loop() -> None:
+        while True:
+            try:
+                removed = service.state.prune(days)
+                if removed:
+                    log.info(
+                        "Retention: forgot %d stored questions, answers and votes older than %d days.", removed, days
+                    )
+            except Exception:  # a locked database today: try again tomorrow
+                log.exception("Pruning stored questions failed.")
+            if stop.wait(RETENTION_EVERY_SECONDS):
+                return
+
+    thread = threading.Thread(target=loop, name="byline-retention", daemon=True)
+    thread.start()
+    return thread
+
+
+def _background(service: Service, settings: Settings, stop: threading.Event) -> list[threading.Thread]:
+    threads = [start_background(service, settings, stop)]
+    threads.append(start_catch_up(service.library, min(CATCH_UP_SECONDS, settings.feed_interval), stop))
+    if settings.retention_days > 0:
+        threads.append(start_retention(service, settings.retention_days, stop))
     if service.scheduler is not None:
         threads.append(service.scheduler.start(stop))
     return threads
 
 
-def serve(service: Service, settings: Settings) -> int:
+def _start_health(health: Health, settings: Settings) -> Callable[[], None]:
+    """Serve /healthz and /metrics; in Slack's HTTP mode the Slack server mounts them instead."""
+    if settings.slack_enabled and settings.slack_mode == "http":
+        return lambda: None
+    try:
+        server = health.serve(settings.http_host, settings.http_port)
+    except OSError as error:
+        raise BylineError(
+            f"BYLINE_HTTP_PORT {settings.http_port} on {settings.http_host}: cannot listen for /healthz and "
+            f"/metrics ({error.strerror or error}); choose a free port."
+        ) from None
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+
+    return stop
+
+
+@contextmanager
+def _sigterm_stops(stop: threading.Event, health: Health, state: dict[str, bool]) -> Iterator[None]:
+    """SIGTERM sets ``stop``; in the chat, waiting for a line, it also ends the wait."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(_signum: int, _frame: FrameType | None) -> None:
+        if not stop.is_set():
+            log.info("SIGTERM: taking no new work, finishing what is in flight, then exiting.")
+        health.stopping = True
+        stop.set()
+        if state.get("reading"):
+            raise _Stopped
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _drain(service: Service, deadline: float) -> None:
+    """Wait for questions already in the retrieval pool to finish (their replies are posted by
+    the adapters' own threads), up to ``deadline``."""
+    while service.pool.outstanding and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if service.pool.outstanding:
+        log.warning("Stopping with %d questions still being answered.", service.pool.outstanding)
+
+
+def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
     adapters = _adapters(settings)
     stop = threading.Event()
     threads: list[threading.Thread] = []
+    state = {"reading": False}
+    register_ingest(service, settings.fetcher())
+    health.library_open = True
+    health.watch_queue(service)
+    health.instrument(service)
+
+    def warm() -> None:
+        service.library.warm_up()
+        health.model_warm = True
+        log.info("Model warm: ready (/healthz answers 200).")
+
     # Loading the model takes seconds (mostly imports): do it now, not on the first question.
-    warm_up = threading.Thread(target=service.library.warm_up, name="byline-warm-up", daemon=True)
-    warm_up.start()
-    try:
-        threads += _background(service, stop)
-        if not adapters:
-            log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
-            chat(service)
-            return 0
-        for name, run in adapters[:-1]:
-            thread = threading.Thread(target=run, args=(service, settings, stop), name=f"byline-{name}", daemon=True)
-            thread.start()
-            threads.append(thread)
-        adapters[-1][1](service, settings, stop)
-    finally:
-        stop.set()
-        for thread in threads:
-            thread.join(timeout=10)
-        # Exiting while torch is still loading aborts the process ("terminate called without an
-        # active exception"), so a start that fails early (a missing setting) waits for it.
-        warm_up.join()
+    warm_up = threading.Thread(target=warm, name="byline-warm-up", daemon=True)
+    stop_health: Callable[[], None] = lambda: None  # noqa: E731
+    with _sigterm_stops(stop, health, state):
+        try:
+            stop_health = _start_health(health, settings)
+            warm_up.start()
+            threads += _background(service, settings, stop)
+            if not adapters and sys.stdin.isatty():
+                log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
+                chat(service, warm=False, reading=state)
+            elif not adapters:
+                log.info(
+                    "No SLACK_BOT_TOKEN or DISCORD_TOKEN set and no terminal: running feeds, digests and /healthz "
+                    "until stopped (`byline chat` chats from a pipe)."
+                )
+                while not stop.wait(1.0):
+                    pass
+            else:
+                for name, run in adapters[:-1]:
+                    thread = threading.Thread(
+                        target=run, args=(service, settings, stop), name=f"byline-{name}", daemon=True
+                    )
+                    thread.start()
+                    threads.append(thread)
+                adapters[-1][1](service, settings, stop)
+        except _Stopped:
+            pass
+        finally:
+            health.stopping = True
+            deadline = time.monotonic() + STOP_SECONDS
+            stop.set()
+            for thread in threads:
+                thread.join(timeout=max(0.0, deadline - time.monotonic() - 1.0))
+            _drain(service, deadline - 0.5)
+            stop_health()
+            # Exiting while torch is still loading aborts the process ("terminate called without an
+            # active exception"), so wait for it, but never past the deadline.
+            if warm_up.ident is not None:
+                warm_up.join(timeout=max(0.0, deadline - time.monotonic()))
+                if warm_up.is_alive():
+                    log.info("Stopped while the model was still loading.")
+                    logging.shutdown()
+                    sys.stdout.flush()
+                    os._exit(0)
     return 0

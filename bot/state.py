@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +199,24 @@ class BotState(Database):
     def remember(self, key: str, question: str) -> None:
         with self._write() as connection:
             connection.execute("INSERT INTO conversations VALUES (?, ?, ?)", (key, question, utc_now()))
+
+    def prune(self, days: int, now: datetime | None = None) -> int:
+        """Forget questions, answers, votes and user ids older than ``days`` (``BYLINE_RETENTION_DAYS``).
+
+        Returns how many rows went. Buttons under a pruned answer then say it has expired.
+        ``days`` 0 keeps everything."""
+        if days <= 0:
+            return 0
+        cutoff = ((now or datetime.now(UTC)) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        with self._write() as connection:
+            old = "SELECT id FROM answers WHERE created_at < ?"
+            removed = connection.execute(f"DELETE FROM feedback WHERE answer_id IN ({old})", (cutoff,)).rowcount
+            removed += connection.execute("DELETE FROM feedback WHERE updated_at < ?", (cutoff,)).rowcount
+            removed += connection.execute("DELETE FROM answers WHERE created_at < ?", (cutoff,)).rowcount
+            removed += connection.execute("DELETE FROM conversations WHERE asked_at < ?", (cutoff,)).rowcount
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            # Other features' tables that keep a question or a user id, where this version has them.
+            for table, column in (("gaps", "created_at"), ("shares", "shared_at")):
+                if table in tables:
+                    removed += connection.execute(f"DELETE FROM {table} WHERE {column} < ?", (cutoff,)).rowcount
+        return removed

@@ -5,10 +5,12 @@ from __future__ import annotations
 import io
 import logging
 import sys
+import threading
 from typing import TextIO
 
 from retrieval.render import citation_line, format_date
 
+from .cli_output import read_as
 from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 from .service import Asker, Service
 
@@ -18,7 +20,8 @@ log = logging.getLogger("byline.terminal")
 
 def render(reply: Reply) -> str:
     if isinstance(reply, AnswerReply):
-        return reply.answer.text
+        note = read_as(reply.answer)
+        return f"{note}\n{reply.answer.text}" if note else reply.answer.text
     if isinstance(reply, SearchReply):
         if not reply.hits:
             return f"No passages match “{reply.query}”."
@@ -49,10 +52,37 @@ def render(reply: Reply) -> str:
     return reply.text
 
 
-def chat(service: Service, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> None:
-    """A chat in the terminal: a line is a question, or a command such as /search or /sources."""
+def chat(
+    service: Service,
+    stdin: TextIO = sys.stdin,
+    stdout: TextIO = sys.stdout,
+    warm: bool = True,
+    reading: dict[str, bool] | None = None,
+) -> None:
+    """A chat in the terminal: a line is a question, or a command such as /search or /sources.
+
+    With ``warm`` the model loads in the background while the first question is typed (``serve``
+    starts its own warm-up and passes False). ``reading["reading"]`` is True while the chat waits
+    for a line, so a SIGTERM handler knows nothing is in flight."""
     asker = Asker("terminal", "local", "terminal", is_admin=True, conversation="terminal")
     _tolerate_bad_bytes(stdin, stdout)
+    warm_up = _start_warm_up(service) if warm else None
+    try:
+        _chat_loop(service, asker, stdin, stdout, reading if reading is not None else {})
+    finally:
+        if warm_up is not None:
+            # Exiting while torch is still loading aborts the process; the load ends in seconds.
+            warm_up.join()
+
+
+def _start_warm_up(service: Service) -> threading.Thread:
+    print("Loading the language model in the background (a few seconds); type a question now.", file=sys.stderr)
+    thread = threading.Thread(target=service.library.warm_up, name="byline-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _chat_loop(service: Service, asker: Asker, stdin: TextIO, stdout: TextIO, reading: dict[str, bool]) -> None:
     count = service.library.store.article_count()
     print(
         f"Byline — {count} article{'s' if count != 1 else ''} loaded. "
@@ -62,7 +92,11 @@ def chat(service: Service, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdou
     while True:
         if stdin.isatty():
             print(PROMPT, end="", file=stdout, flush=True)
-        line = stdin.readline()
+        reading["reading"] = True
+        try:
+            line = stdin.readline()
+        finally:
+            reading["reading"] = False
         if not line:
             break
         line = line.strip()

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 
-import trafilatura
-
 from .errors import UnreadableArticle
 from .models import ArticleDraft
 
 
 def html_to_draft(html: str, key: str, url: str = "") -> ArticleDraft:
     """Extract the article from a page: scripts, navigation, ads and comments are dropped."""
+    # Imported here: trafilatura takes a third of a second to import, and most commands
+    # (ask, search, sources) never read a page.
+    import trafilatura
+
     try:
         document = trafilatura.bare_extraction(
             html, url=url or None, include_comments=False, include_tables=False, with_metadata=True
