@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import json
+import getpass
 import logging
+import math
+import os
+import re
 import sys
-from pathlib import Path
+from dataclasses import asdict
+from importlib import metadata
 
 from retrieval.errors import BylineError
+from retrieval.removal import audit_entries, remove_articles
 
 from . import cli_digest, cli_eval, gaps
-from .cli_feeds import add_feeds_parser, run_feeds, run_ingest
+from .cli_feeds import add_feeds_parser, run_feeds
+from .cli_ingest import ingest_command
+from .cli_output import pipe_safe, plural, print_error, print_json
 from .config import Settings, load_environment
 from .logs import configure_logging
-from .replies import AnswerReply, TextReply
-from .service import MAX_PAGE_DIGITS, Asker, Service, shown
+from .replies import AnswerReply, SearchReply, SourcesReply, TextReply
+from .service import MAX_PAGE_DIGITS, SOURCES_PAGE_SIZE, Asker, Service, shown
 from .terminal import chat, render
 
 log = logging.getLogger("byline")
@@ -23,6 +30,7 @@ log = logging.getLogger("byline")
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="byline", description="Cited answers about news articles, in chat.")
+    parser.add_argument("--version", action="version", version=f"byline {_version()}")
     commands = parser.add_subparsers(dest="command")
     ingest = commands.add_parser("ingest", help="add article files or folders (.txt, .md, .html) or https:// URLs")
     ingest.add_argument("paths", nargs="+")
@@ -31,8 +39,16 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print the structured answer as JSON")
     search = commands.add_parser("search", help="the passages that best match a query")
     search.add_argument("query")
+    search.add_argument("--json", action="store_true", help="print the passages and citations as JSON")
     sources = commands.add_parser("sources", help="list the stored articles, newest first")
     sources.add_argument("page", nargs="?", type=_page, default=1, help="page number, from 1 (default: 1)")
+    sources.add_argument("--json", action="store_true", help="print the page as JSON (with article ids and keys)")
+    remove = commands.add_parser("remove", help="remove articles (by id, URL or key) from the store and indexes")
+    remove.add_argument("articles", nargs="+", help="article ids (byline sources --json), URLs or keys (file paths)")
+    remove.add_argument("--json", action="store_true", help="print what was removed as JSON")
+    audit = commands.add_parser("audit", help="the audit log of removals: who, when, what")
+    audit.add_argument("--limit", type=_count, default=100, help="at most this many entries, newest first")
+    audit.add_argument("--json", action="store_true", help="print the entries as JSON")
     cli_digest.add_subparser(commands)
     gaps.add_parsers(commands)
     commands.add_parser("chat", help="chat in the terminal")
@@ -40,6 +56,19 @@ def _parser() -> argparse.ArgumentParser:
     add_feeds_parser(commands)
     cli_eval.add_parser(commands)
     return parser
+
+
+def _version() -> str:
+    try:
+        return metadata.version("byline")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
+def _count(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > MAX_PAGE_DIGITS or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{shown(text)!r} is not a number from 1")
+    return int(text)
 
 
 def _page(text: str) -> int:
@@ -85,30 +114,29 @@ def _open(settings: Settings, with_seeds: bool) -> Service:
 
 
 def _run(command: str, args: argparse.Namespace, settings: Settings) -> int:
+    # Output may go to a reader that stops early (| head -1): no traceback for that.
+    return pipe_safe(lambda: _dispatch(command, args, settings))
+
+
+def _dispatch(command: str, args: argparse.Namespace, settings: Settings) -> int:
     if command == "eval":
         return cli_eval.run(args)
     if command == "ingest":
-        return run_ingest(settings, args.paths, _ingest)
+        return ingest_command(settings, args.paths)
     if command == "feeds":
         return run_feeds(args, settings)
+    if command == "audit":
+        return _audit(settings, args)
     service = _open(settings, with_seeds=command in {"ask", "chat", "serve"})
     try:
         if command == "ask":
-            reply = service.ask(args.question, Asker("terminal", "local"))
-            if args.json and isinstance(reply, AnswerReply):
-                print(json.dumps(reply.answer.to_json(), ensure_ascii=False, indent=2))
-            elif args.json and isinstance(reply, TextReply):
-                print(json.dumps({"answered": False, "error": reply.text}, ensure_ascii=False))
-            else:
-                print(render(reply))
-            return 0 if not isinstance(reply, TextReply) else 1
+            return _ask(service, args)
         if command == "search":
-            print(render(service.search(args.query)))
-            return 0
+            return _search(service, args)
         if command == "sources":
-            reply = service.sources_page(args.page)
-            print(render(reply), file=sys.stderr if isinstance(reply, TextReply) else sys.stdout)
-            return 1 if isinstance(reply, TextReply) else 0
+            return _sources(service, args)
+        if command == "remove":
+            return _remove(service, args)
         if command == "digest":
             return cli_digest.run(service, args)
         if command in {"gaps", "feedback"}:
@@ -123,38 +151,110 @@ def _run(command: str, args: argparse.Namespace, settings: Settings) -> int:
         service.close()
 
 
-def _ingest(settings: Settings, paths: list[Path]) -> int:
-    from tqdm import tqdm
+def _ask(service: Service, args: argparse.Namespace) -> int:
+    reply = service.ask(args.question, Asker("terminal", "local"))
+    if isinstance(reply, TextReply):
+        print_error(reply.text, args.json)
+        return 1
+    if args.json and isinstance(reply, AnswerReply):
+        print_json(reply.answer.to_json())
+    else:
+        print(render(reply))
+    return 0
 
-    from retrieval.library import Library
-    from retrieval.loader import iter_article_files, skip_message
 
-    missing = [p for p in paths if not p.exists()]
-    for path in missing:
-        print(f"byline: {path}: no such file or folder", file=sys.stderr)
-    library = Library.open(settings.data_dir)
-    for message in library.messages:
-        print(message, file=sys.stderr)
-    total = sum(1 for _ in iter_article_files([p for p in paths if p.exists()]))
-    bar = tqdm(total=total, unit="article", disable=total < 20 or not sys.stderr.isatty(), file=sys.stderr)
+def _search(service: Service, args: argparse.Namespace) -> int:
+    if not args.query.strip():
+        print_error('give some words to look for, e.g. byline search "Kompany injury"', args.json)
+        return 2
+    reply = service.search(args.query)
+    if isinstance(reply, TextReply):
+        print_error(reply.text, args.json)
+        return 1
+    if args.json and isinstance(reply, SearchReply):
+        hits = [
+            {"text": hit.passage.text, "score": round(hit.score, 4), "passage_id": hit.passage.id}
+            | {"citation": asdict(hit.citation)}
+            for hit in reply.hits
+        ]
+        print_json({"query": reply.query, "hits": hits})
+    else:
+        print(render(reply))
+    return 0
 
-    def progress(done: int, _total: int) -> None:
-        bar.n = done
-        bar.refresh()
 
+def _sources(service: Service, args: argparse.Namespace) -> int:
+    total = service.library.store.article_count()
+    pages = max(1, math.ceil(total / SOURCES_PAGE_SIZE))
+    if args.page > pages:
+        only = "there is only 1 page" if pages == 1 else f"there are {pages} pages"
+        print_error(
+            f"{only} of sources ({plural(total, 'article')}): `byline sources` takes a page number from 1 to {pages}",
+            args.json,
+        )
+        return 1
+    reply = service.sources(args.page)
+    assert isinstance(reply, SourcesReply)
+    if args.json:
+        articles = [{k: v for k, v in asdict(article).items() if k != "text"} for article in reply.articles]
+        print_json({"page": reply.page, "pages": reply.pages, "total": reply.total, "articles": articles})
+        return 0
+    text = render(reply)
+    # The shared renderer speaks chat ("More: /sources 2"); here the next page is a command line.
+    print(re.sub(r"^More: /sources (\d+)$", r"More: byline sources \1", text, flags=re.M))
+    return 0
+
+
+def _remove(service: Service, args: argparse.Namespace) -> int:
+    actor = f"cli:{_user()}"
+    removal = remove_articles(service.library, args.articles, actor, "byline remove")
+    if args.json:
+        print_json(
+            {
+                "removed": [{"article_id": a.id, "key": a.key, "title": a.title} for a in removal.removed],
+                "not_found": removal.not_found,
+            }
+        )
+    else:
+        for article in removal.removed:
+            print(f"removed: {article.title} (id {article.id}, {article.key})")
+        for name in removal.not_found:
+            print(
+                f"byline: no stored article is {shown(name)!r}; give an id (byline sources --json), a URL or a key",
+                file=sys.stderr,
+            )
+        if removal.removed:
+            print(f"{plural(len(removal.removed), 'article')} removed; see `byline audit`.")
+    return 1 if removal.not_found else 0
+
+
+def _user() -> str:
     try:
-        report = library.ingest([p for p in paths if p.exists()], progress)
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name in a bare container
+        return str(os.getuid()) if hasattr(os, "getuid") else "unknown"
+
+
+def _audit(settings: Settings, args: argparse.Namespace) -> int:
+    # The log needs only the store, not the model or the indexes.
+    from retrieval.library import STORE_FILE
+    from retrieval.store import Store
+
+    store = Store(settings.data_dir / STORE_FILE)
+    try:
+        entries = audit_entries(store, args.limit)
     finally:
-        bar.close()
-        library.close()
-    for _, title in report.added:
-        print(f"added: {title}")
-    for _, title in report.replaced:
-        print(f"updated: {title}")
-    for name, reason in report.failed:
-        print(f"skipped: {skip_message(name, reason)}", file=sys.stderr)
-    print(f"{report.summary()}; {report.paragraphs} paragraphs, {report.quotes} quotes.")
-    return 1 if missing or (report.failed and not report.added and not report.replaced and not report.unchanged) else 0
+        store.close()
+    if args.json:
+        print_json([asdict(entry) for entry in entries])
+        return 0
+    if not entries:
+        print("The audit log is empty: nothing has been removed.")
+    for entry in entries:
+        print(
+            f"{entry.at[:19].replace('T', ' ')} UTC  {entry.actor}  {entry.action}  {entry.title} ({entry.article_key})"
+        )
+    return 0
 
 
 if __name__ == "__main__":

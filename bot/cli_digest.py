@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from retrieval.digest import build_digest, digest_to_json
+from retrieval.digest import MAX_ARTICLES, MAX_STORIES, build_digest, digest_to_json
 
+from .cli_output import print_error
 from .digest_commands import parse_since
 from .digest_schedule import ScheduleError, parse_timezone
 from .service import Service
@@ -18,20 +18,26 @@ from .service import Service
 def add_subparser(commands: argparse._SubParsersAction) -> None:
     digest = commands.add_parser("digest", help="a briefing of the articles added recently, grouped by story")
     digest.add_argument("--since", default="24h", help="2h, yesterday, monday, 2026-11-30 or 09:00 (default: 24h)")
-    digest.add_argument("--timezone", default="UTC", help="IANA timezone for dates and the header (default: UTC)")
+    digest.add_argument(
+        "--timezone", default=None, help="IANA timezone for dates and the header (default: BYLINE_TIMEZONE, else UTC)"
+    )
     digest.add_argument("--json", action="store_true", help="print the structured digest as JSON")
 
 
 def run(service: Service, args: argparse.Namespace) -> int:
     now = datetime.now(UTC)
+    default = service.scheduler.default_timezone if service.scheduler is not None else "UTC"
     try:
-        zone = ZoneInfo(parse_timezone(args.timezone))
+        zone = ZoneInfo(parse_timezone(args.timezone or default))
         since = parse_since(args.since, now, zone)
     except ScheduleError as error:
-        print(f"byline: {error}", file=sys.stderr)
+        print_error(str(error), args.json)
         return 2
     # until is a moment after now so that an article added this very instant is included.
-    digest = build_digest(service.library, "", since, now + timedelta(microseconds=1), now, zone=zone)
+    # JSON is for programs: every story, not the dozen a chat post is cut to.
+    stories = MAX_ARTICLES if args.json else MAX_STORIES
+    until = now + timedelta(microseconds=1)
+    digest = build_digest(service.library, "", since, until, now, zone=zone, max_stories=stories)
     if args.json:
         print(json.dumps(digest_to_json(digest), ensure_ascii=False, indent=2))
     else:

@@ -14,8 +14,18 @@ PROJECT = Path(__file__).resolve().parent.parent
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register ``eval``; its options are the harness's own (see ``byline eval --help``)."""
-    parser = commands.add_parser("eval", help="measure answer quality on SQuAD, out-of-corpus questions and quotes")
+    """Register ``eval``; its options are the harness's own (see ``byline eval --help``).
+
+    The harness parses them, so ``byline eval ARGS`` takes exactly what ``python -m bench.eval
+    ARGS`` does. ``prefix_chars="+"`` makes this subparser see ``--data`` as a plain word to pass
+    on: with the usual "-" argparse would try to match it here, fail, and exit 2.
+    """
+    parser = commands.add_parser(
+        "eval",
+        help="measure answer quality on SQuAD, out-of-corpus questions and quotes (options: byline eval --help)",
+        prefix_chars="+",
+        add_help=False,
+    )
     parser.add_argument("eval_args", nargs=argparse.REMAINDER, help="options for bench/eval.py, e.g. --data PATH")
 
 

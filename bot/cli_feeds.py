@@ -1,12 +1,11 @@
-"""``byline feeds add URL | list | remove URL | poll``, and URL arguments to ``byline ingest``."""
+"""``byline feeds add URL | list [--json] | remove URL | poll``."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from collections.abc import Callable
-from pathlib import Path
+from dataclasses import asdict
 from typing import Any
 
 from retrieval.feeds import FeedBook, poll_feeds
@@ -14,8 +13,8 @@ from retrieval.fetch import Fetcher
 from retrieval.library import Library
 from retrieval.loader import skip_message
 
+from .cli_output import print_json
 from .config import Settings
-from .ingest_commands import describe
 
 
 def add_feeds_parser(commands: Any) -> None:
@@ -23,7 +22,8 @@ def add_feeds_parser(commands: Any) -> None:
     feeds = commands.add_parser("feeds", help="follow RSS/Atom feeds: add URL, list, remove URL, poll")
     actions = feeds.add_subparsers(dest="feeds_action", required=True)
     actions.add_parser("add", help="subscribe to a feed").add_argument("url")
-    actions.add_parser("list", help="the feeds and how their last polls went")
+    listing = actions.add_parser("list", help="the feeds and how their last polls went")
+    listing.add_argument("--json", action="store_true", help="print the feeds as JSON")
     actions.add_parser("remove", help="unsubscribe from a feed").add_argument("url")
     actions.add_parser("poll", help="poll every feed once, then exit")
 
@@ -41,11 +41,15 @@ def run_feeds(args: argparse.Namespace, settings: Settings) -> int:
     book = FeedBook(library_store)
     try:
         if args.feeds_action == "add":
-            feed = book.add(args.url, fetcher)
-            print(f"following {feed.url} (polled by `byline feeds poll` and while `byline serve` runs)")
+            feed = book.subscribe(args.url, fetcher)
+            found = "" if feed.url == args.url.strip() else f" (the feed that {args.url.strip()} links to)"
+            named = f" “{feed.title}”" if feed.title else ""
+            print(f"following{named} {feed.url}{found}; polled by `byline feeds poll` and while `byline serve` runs")
         elif args.feeds_action == "remove":
             book.remove(args.url)
             print(f"stopped following {args.url}")
+        elif args.json:
+            print_json([asdict(feed) for feed in book.list()])
         else:
             feeds = book.list()
             if not feeds:
@@ -87,27 +91,3 @@ def _poll(settings: Settings, fetcher: Fetcher) -> int:
             for link, reason in result.item_errors:
                 print(f"  {skip_message(link, reason)}", file=sys.stderr)
     return 1 if results and all(r.error for r in results) else 0
-
-
-def ingest_urls_command(settings: Settings, urls: list[str]) -> int:
-    """``byline ingest https://...``: fetch, extract and store each URL."""
-    from retrieval.web import ingest_urls
-
-    library = Library.open(settings.data_dir)
-    try:
-        report = ingest_urls(library, urls, Fetcher.from_env(os.environ))
-    finally:
-        library.close()
-    reply = describe(report)
-    print(reply.text, file=sys.stderr if reply.error else sys.stdout)
-    return 1 if reply.error else 0
-
-
-def run_ingest(settings: Settings, arguments: list[str], ingest_files: Callable[[Settings, list[Path]], int]) -> int:
-    """``byline ingest`` with any mix of URLs and paths: URLs here, paths by ``ingest_files``."""
-    urls = [a for a in arguments if is_url(a)]
-    paths = [Path(a) for a in arguments if not is_url(a)]
-    codes = [ingest_urls_command(settings, urls)] if urls else []
-    if paths:
-        codes.append(ingest_files(settings, paths))
-    return max(codes)

@@ -426,6 +426,17 @@ def register_commands(client: BylineClient) -> None:
 
         await slash(interaction, "ingest", work, defer=True)
 
+    @tree.command(name="remove", description="Remove articles by URL, key or id (admins only; logged)")
+    @app_commands.describe(articles="One or more article URLs, keys or ids, separated by spaces")
+    async def remove(interaction: discord.Interaction[Any], articles: app_commands.Range[str, 1, 1000]) -> None:
+        await slash(
+            interaction,
+            "remove",
+            lambda asker: service.run_command(f"/remove {articles}", asker),
+            defer=True,
+            private=True,
+        )
+
     @tree.command(
         name="autoreply", description="Answer every question posted in a channel or forum, no mention needed (admins)"
     )

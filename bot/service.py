@@ -18,6 +18,7 @@ from retrieval.answering import passages_for
 from retrieval.errors import BylineError
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Citation, Passage, SearchHit
+from retrieval.removal import Removal, remove_articles
 
 from .autoreply import autoreply_command
 from .gaps import GapStore, gaps_command
@@ -140,6 +141,15 @@ class Service:
                 admin_only=True,
             )
         )
+        self.register(
+            Command(
+                "remove",
+                "/remove ARTICLE…",
+                "remove articles by id, URL or key, logged in the audit log (admins only)",
+                self._remove_command,
+                admin_only=True,
+            )
+        )
 
     def run_command(self, line: str, asker: Asker, on_queued: Callable[[int], None] | None = None) -> Reply:
         """Run "/name args" (the slash is optional); unknown names get the list of commands.
@@ -209,6 +219,23 @@ class Service:
                 error=True,
             )
         return self.sources_page(int(args))
+
+    def _remove_command(self, args: str, asker: Asker) -> Reply:
+        references = args.split()
+        if not references:
+            return TextReply(
+                "Usage: `/remove ARTICLE…`, each an article's URL (as `/sources` shows it), key or id "
+                "(`byline sources --json`), e.g. `/remove https://www.bbc.co.uk/news/123`",
+                private=True,
+                error=True,
+            )
+        where = f" in {asker.channel_id}" if asker.channel_id else ""
+        actor = f"{asker.platform}:{asker.user_id}"
+        try:
+            removal = remove_articles(self.library, references, actor, f"/remove{where}")
+        except BylineError as error:
+            return TextReply(f"Could not remove it: {error}", private=True, error=True)
+        return removal_reply(removal)
 
     def _source_pages(self) -> int:
         return max(1, math.ceil(self.library.store.article_count() / SOURCES_PAGE_SIZE))
@@ -316,6 +343,14 @@ class Service:
         if not self.state.mark_shared(answer_id, asker.platform, asker.channel_id, asker.user_id):
             return TextReply("You have already shared this answer with the channel.", private=True)
         return AnswerReply(answer_from_json(stored), answer_id, private=False, asked_by=owner[1])
+
+
+def removal_reply(removal: Removal) -> TextReply:
+    """What ``/remove`` (and ``byline remove``) did, one line per article."""
+    lines = [f"Removed “{a.title}” (id {a.id}, {a.key}); logged in the audit log." for a in removal.removed]
+    lines += [f"No stored article is {shown(name)!r} (give an id, URL or key)." for name in removal.not_found]
+    failed = not removal.removed
+    return TextReply("\n".join(lines), private=True, error=failed)
 
 
 def answer_from_json(data: dict) -> Answer:

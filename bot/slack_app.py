@@ -58,7 +58,7 @@ WORKING_REACTION = "eyes"
 WORKING_AFTER_S = 1.0
 ACK_WORKERS = 8
 # Commands that go straight to the service under their own name; /byline takes a subcommand.
-ROUTED_COMMANDS = ("ask", "search", "sources", "digest", "ingest")
+ROUTED_COMMANDS = ("ask", "search", "sources", "digest", "ingest", "remove")
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
 # Errors that mean "Byline cannot post there", with what the operator can do about it.
 _CHANNEL_HINTS = {

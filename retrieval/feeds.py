@@ -100,6 +100,26 @@ class FeedBook:
         assert feed is not None
         return feed
 
+    def subscribe(self, url: str, fetcher: Fetcher) -> Feed:
+        """``byline feeds add``: fetch the URL once and subscribe only to a real feed.
+
+        A 404, an error or a body that is not RSS or Atom is refused with the reason; a web page
+        that names its feed (``<link rel="alternate" type="application/rss+xml" href=...>``)
+        subscribes to that feed instead. A feed already followed is refused, not added twice."""
+        url = url.strip()
+        check_url(url, fetcher.allowlist)
+        found_url, title = _probe(url, fetcher)
+        for known in self.list():
+            if normalise_url(known.url) in {normalise_url(url), normalise_url(found_url)}:
+                raise FeedError(f"{known.url}: already followed (see `byline feeds list`)")
+        with self.store.transaction(reindex=False) as connection:
+            connection.execute(
+                "INSERT INTO feeds (url, title, added_at) VALUES (?, ?, ?)", (found_url, title, utc_now())
+            )
+        feed = self.get(found_url)
+        assert feed is not None
+        return feed
+
     def remove(self, url: str) -> None:
         with self.store.transaction(reindex=False) as connection:
             removed = connection.execute("DELETE FROM feeds WHERE url=?", (url.strip(),)).rowcount
@@ -142,6 +162,51 @@ class FeedBook:
                 "article_key=excluded.article_key, seen_at=excluded.seen_at",
                 [(feed_id, guid, link, updated, key, now) for guid, link, updated, key in items],
             )
+
+
+# <link rel="alternate" type="..."> types that name a feed, in order of preference.
+_FEED_LINK_TYPES = ("application/rss+xml", "application/atom+xml", "application/rdf+xml")
+
+
+def _probe(url: str, fetcher: Fetcher, discovered: bool = False) -> tuple[str, str]:
+    """(the feed's URL, its title) after one fetch of ``url`` (two when a page names its feed);
+    raises ``FeedError`` saying why it is not a feed. A fetch error already names the URL."""
+    response = fetcher.fetch(url, "feed")
+    refusal = refuse_feed_body(response.body)
+    if refusal:
+        raise FeedError(f"{url}: {refusal}")
+    parsed = feedparser.parse(
+        io.BytesIO(response.body), response_headers={"content-type": response.content_type or "application/xml"}
+    )
+    if parsed.get("version") and not (parsed.bozo and not parsed.entries):
+        return url, str(parsed.feed.get("title", "")).strip()
+    if not discovered:
+        link = _feed_link(response.text(), response.url)
+        if link:
+            check_url(link, fetcher.allowlist)
+            return _probe(link, fetcher, discovered=True)
+    if b"<html" in response.body[:4096].lower():
+        raise FeedError(
+            f"{url}: not a feed: a web page that links no RSS or Atom feed; give the feed's own URL"
+            " (sites often link it as RSS)"
+        )
+    raise FeedError(f"{url}: not a feed: the server's answer is not RSS or Atom; give the feed's own URL")
+
+
+def _feed_link(html: str, page_url: str) -> str:
+    """The feed a page announces with ``<link rel="alternate" type="application/rss+xml">``."""
+    try:
+        tree = lxml.html.fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return ""
+    for wanted in _FEED_LINK_TYPES:
+        for link in tree.xpath("//link[@href and @type]"):
+            rel = str(link.get("rel", "")).lower().split()
+            if "alternate" in rel and str(link.get("type", "")).strip().lower() == wanted:
+                absolute = urljoin(page_url, str(link.get("href")).strip())
+                if absolute.startswith(("http://", "https://")):
+                    return absolute
+    return ""
 
 
 def _item_errors_note(result: FeedResult) -> str:

@@ -23,9 +23,7 @@ from .article_terms import ArticleTerms
 from .atomic import DirectoryLock
 from .dense import DenseIndex
 from .embedder import Embedder
-from .errors import UnreadableArticle
 from .index_files import DENSE_FILE, INDEX_META_FILE, LOCK_FILE, SPARSE_FILE, LoadedIndexes, read_indexes, write_indexes
-from .loader import iter_article_files, read_article_file
 from .models import Answer, ArticleDraft, Citation, Paragraph, Passage, SearchHit
 from .quotes import RULES_VERSION, extract_quotes
 from .segment import build_passages
@@ -66,6 +64,8 @@ class IngestReport:
     replaced: list[tuple[str, str]] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    # (key, why): near-duplicates of another article of the batch or the library, not stored.
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
     article_ids: list[int] = field(default_factory=list)
     quotes: int = 0
     paragraphs: int = 0
@@ -76,6 +76,8 @@ class IngestReport:
             parts.append(f"{len(self.replaced)} updated")
         if self.unchanged:
             parts.append(f"{len(self.unchanged)} already stored")
+        if self.duplicates:
+            parts.append(f"{len(self.duplicates)} near-duplicate{'s' if len(self.duplicates) != 1 else ''}")
         if self.failed:
             parts.append(f"{len(self.failed)} skipped")
         return ", ".join(parts)
@@ -255,16 +257,11 @@ class Library:
     # -- ingest --------------------------------------------------------------------------
 
     def ingest(self, paths: Iterable[Path], progress: Progress | None = None) -> IngestReport:
-        """Ingest article files and folders; bad files are reported and skipped."""
-        report = IngestReport()
-        drafts: list[ArticleDraft] = []
-        for path in iter_article_files(paths):
-            try:
-                drafts.append(read_article_file(path))
-            except UnreadableArticle as error:
-                report.failed.append((str(path), str(error)))
-        self.add_drafts(drafts, report, progress)
-        return report
+        """Ingest article files and folders; bad files and near-duplicates are reported and
+        skipped (see ``file_ingest``)."""
+        from .file_ingest import ingest_files
+
+        return ingest_files(self, paths, progress)
 
     def add_drafts(
         self, drafts: Sequence[ArticleDraft], report: IngestReport | None = None, progress: Progress | None = None
@@ -390,6 +387,18 @@ class Library:
             self.remove_from_indexes(article_id)
             self.store.delete_article(article_id)
             self.indexed_generation = self.store.generation()
+            self._save_indexes()
+        self._articles_changed()
+
+    def remove_articles(self, article_ids: Sequence[int]) -> None:
+        """Delete articles from the store and both indexes, saving the indexes once."""
+        with self.writer.hold():
+            self._catch_up_held()
+            for article_id in article_ids:
+                self.remove_from_indexes(article_id)
+                self.store.delete_article(article_id)
+                with self.lock:
+                    self.indexed_generation = self.store.generation()
             self._save_indexes()
         self._articles_changed()
 

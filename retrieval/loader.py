@@ -23,14 +23,32 @@ _FIELD_ALIASES = {"outlet": "source", "publisher": "source", "date": "published"
 
 
 def iter_article_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Every supported file under the given files and folders, in a stable order."""
+    """Every supported file under the given files and folders, in a stable order.
+
+    The suffix rule holds for a file named on its own too: ``byline ingest pyproject.toml``
+    is not an article (``not_an_article_file`` says why)."""
     for path in paths:
         if path.is_dir():
             for child in sorted(path.rglob("*")):
                 if child.is_file() and child.suffix.lower() in SUPPORTED_SUFFIXES and not child.name.startswith("."):
                     yield child
-        elif path.is_file():
+        elif path.is_file() and path.suffix.lower() in SUPPORTED_SUFFIXES:
             yield path
+
+
+def not_an_article_file(path: Path) -> str:
+    """Why a path named for ingest holds no article ("" when it is a folder or an article file)."""
+    if path.is_dir():
+        return ""
+    if not path.exists():
+        return f"{path}: no such file or folder"
+    if not path.is_file():
+        return f"{path}: not a file or folder"
+    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+        kinds = ", ".join(sorted(SUPPORTED_SUFFIXES))
+        shown = f"a {path.suffix} file" if path.suffix else "a file without an extension"
+        return f"{path}: Byline reads {kinds} files as articles, not {shown}"
+    return ""
 
 
 def decode_text(raw: bytes, origin: str) -> str:

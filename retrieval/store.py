@@ -117,6 +117,20 @@ _MIGRATIONS: list[str] = [
                                   AND s.start < quotes.end AND s.end > quotes.start), 0);
     CREATE INDEX quotes_speaker_sentences ON quotes(speaker, id, sentence_first, sentence_last, partial);
     """,
+    # The audit log of admin actions (removals): who, when, from where, and what, kept after
+    # the articles themselves are gone (so no foreign key to them).
+    """
+    CREATE TABLE IF NOT EXISTS audit (
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        article_key TEXT NOT NULL DEFAULT '',
+        title TEXT NOT NULL DEFAULT '',
+        detail TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
+    """,
 ]
 
 

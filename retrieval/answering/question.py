@@ -117,6 +117,13 @@ _WHO_SAID = re.compile(
 _SHORT_FOLLOW_UP = re.compile(
     _LEAD + r"(?:what\s+about|how\s+about)?\s*(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)*)\s*\?*$"
 )
+# "and about spam?", "what about the prices?", "how about on security?": a new topic for the
+# same speaker (a capitalised name after "what about" is a new speaker, above, instead).
+_TOPIC_FOLLOW_UP = re.compile(
+    _LEAD + r"(?:(?:what|how)\s+)?(?:about|on|regarding|concerning)\s+(?:(?:about|on)\s+)?(?P<topic>.+?)" + _END,
+    re.I,
+)
+_FOLLOW_UP_WORDS = 8
 _PRONOUNS = re.compile(r"^(?:he|she|they|him|her|them|it)$", re.I)
 _PRONOUN_IN_TEXT = re.compile(r"\b(?:he|she|they|him|her|them|his|their)\b", re.I)
 
@@ -191,6 +198,16 @@ def with_context(question: Question, history: Sequence[str]) -> Question:
         return Question(
             question.text, "speaker", short.group("who"), previous.topic, topic_optional=bool(previous.topic)
         )
+    topic_only = _TOPIC_FOLLOW_UP.match(question.text)
+    if (
+        question.kind == "general"
+        and topic_only
+        and previous.kind == "speaker"
+        and len(question.text.split()) <= _FOLLOW_UP_WORDS
+    ):
+        # "and about spam?" after "what did Bill Gates say?": Gates's words on spam, never
+        # anyone else's (answered as a general question it quoted whoever mentioned spam).
+        return Question(question.text, "speaker", previous.who, _clean_topic(topic_only.group("topic")))
     if question.kind == "speaker":
         who = previous.who if _PRONOUNS.match(question.who) and previous.who else question.who
         inherited = not question.topic and previous.kind == "speaker" and bool(previous.topic)

@@ -1,0 +1,65 @@
+"""Article files and folders into the library: read, drop near-duplicates, store in chunks.
+
+Every file path (``byline ingest``, the seeds, the watched folder) comes through here, so
+they all get the near-duplicate check web pages get (``dedup``): the BBC folders hold the
+same story twice under two file names with a changed hyphen or headline. Articles are
+stored a chunk at a time so that progress moves per article from the start, instead of
+sitting at 0% while every file is segmented and read for quotes before the first embedding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .dedup import NearDuplicates, merge_near_duplicates
+from .errors import UnreadableArticle
+from .loader import iter_article_files, not_an_article_file, read_article_file
+
+if TYPE_CHECKING:
+    from .library import IngestReport, Library, Progress
+
+# Articles per store-and-index step: small enough that progress moves every few seconds, big
+# enough that the embedding batches stay full and the index files are not saved too often.
+CHUNK_ARTICLES = 48
+
+
+def ingest_files(
+    library: Library, paths: Iterable[Path], progress: Progress | None = None, chunk: int = CHUNK_ARTICLES
+) -> IngestReport:
+    """Ingest article files and folders; bad files and near-duplicates are reported, not stored.
+
+    ``progress(done, total)`` counts files: each one read, skipped or stored moves it on."""
+    from .library import IngestReport
+
+    report = IngestReport()
+    paths = list(paths)
+    for path in paths:
+        refusal = not_an_article_file(path)
+        if refusal:
+            report.failed.append((str(path), refusal))
+    files = list(iter_article_files(paths))
+    drafts = []
+    for path in files:
+        try:
+            drafts.append(read_article_file(path))
+        except UnreadableArticle as error:
+            report.failed.append((str(path), str(error)))
+    kept, duplicates = merge_near_duplicates(drafts, NearDuplicates(library.store))
+    report.duplicates.extend(duplicates)
+    total = len(files)
+    base = total - len(kept)  # unreadable files and near-duplicates are done with already
+    if progress and base:
+        progress(base, total)
+    for start in range(0, len(kept), chunk):
+
+        def moved(done: int, _chunk_total: int, offset: int = base + start) -> None:
+            if progress:
+                progress(offset + done, total)
+
+        library.add_drafts(kept[start : start + chunk], report, moved)
+        # Unchanged articles never reach the library's progress callback: count them here.
+        if progress:
+            progress(base + min(start + chunk, len(kept)), total)
+    return report

@@ -1,0 +1,94 @@
+"""Removing articles (a retraction, a takedown) and the audit log that records who did it.
+
+An article is named by its id (``byline sources --json`` shows ids), its URL, or its key (a
+file's path, a page's canonical URL). Removal goes through ``Library.remove_articles``, so the
+store and both search indexes lose it together; each removal is written to the ``audit``
+table with who asked and when, and the entry outlives the article.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .library import Library
+from .models import Article
+from .store import Store, utc_now
+from .web import normalise_url
+
+REMOVE_ACTION = "remove"
+# An id is at most this many digits; longer "numbers" are looked up as keys, never int()-ed.
+_MAX_ID_DIGITS = 18
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    at: str
+    actor: str
+    action: str
+    article_key: str
+    title: str
+    detail: str
+
+
+@dataclass
+class Removal:
+    """What ``remove`` did: the articles removed, and the names that matched none."""
+
+    removed: list[Article] = field(default_factory=list)
+    not_found: list[str] = field(default_factory=list)
+
+
+def find_article(store: Store, reference: str) -> Article | None:
+    """The stored article an id, URL or key names, else None."""
+    reference = reference.strip().strip("<>")  # Slack wraps links in <...>
+    if not reference:
+        return None
+    if reference.isascii() and reference.isdigit() and len(reference) <= _MAX_ID_DIGITS:
+        found = store.article(int(reference))
+        if found is not None:
+            return found
+    candidates = [reference]
+    if "://" in reference:
+        candidates.append(normalise_url(reference))
+    else:
+        candidates.append(str(Path(reference).expanduser().resolve()))  # file keys are absolute paths
+    connection = store._connect()
+    for candidate in candidates:
+        row = connection.execute(
+            "SELECT id FROM articles WHERE key=? OR (url<>'' AND url=?) ORDER BY id LIMIT 1", (candidate, candidate)
+        ).fetchone()
+        if row is not None:
+            return store.article(int(row["id"]))
+    return None
+
+
+def remove_articles(library: Library, references: Sequence[str], actor: str, detail: str = "") -> Removal:
+    """Remove the named articles from store and indexes and log each removal in the audit table."""
+    removal = Removal()
+    chosen: dict[int, Article] = {}
+    for reference in references:
+        article = find_article(library.store, reference)
+        if article is None:
+            removal.not_found.append(reference)
+        else:
+            chosen.setdefault(article.id, article)
+    if not chosen:
+        return removal
+    library.remove_articles(list(chosen))
+    now = utc_now()
+    with library.store.transaction(reindex=False) as connection:
+        connection.executemany(
+            "INSERT INTO audit (at, actor, action, article_key, title, detail) VALUES (?, ?, ?, ?, ?, ?)",
+            [(now, actor, REMOVE_ACTION, a.key, a.title, detail) for a in chosen.values()],
+        )
+    removal.removed = list(chosen.values())
+    return removal
+
+
+def audit_entries(store: Store, limit: int = 100) -> list[AuditEntry]:
+    """The newest audit entries first."""
+    rows = store._connect().execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,))
+    return [AuditEntry(**dict(row)) for row in rows]
