@@ -47,7 +47,7 @@ ACTION_VOTE_UP = "byline_vote_up"
 ACTION_VOTE_DOWN = "byline_vote_down"
 ACTION_SHARE = "byline_share"
 # A Slack user id, the only thing put inside Byline's own "<@…>" attribution markup.
-_USER_ID = re.compile(r"[UW][A-Z0-9]{2,20}")
+_USER_ID = re.compile(r"[UW][A-Z0-9]{1,20}")
 
 Block = dict[str, Any]
 

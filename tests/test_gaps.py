@@ -27,7 +27,11 @@ from .test_slack import Bolt, settings_for
 
 SLACK = Asker("slack", "U1", "C1")
 # Three wordings of one question the seed article (a Manchester derby) cannot answer, and another.
-SAME = ["Who won the Champions League in 2005?", "who won the champions league in 2005", "Which team won the 2005 Champions League final?"]  # fmt: skip
+SAME = [
+    "Who won the Champions League in 2005?",
+    "who won the champions league in 2005",
+    "Which team won the 2005 Champions League final?",
+]
 OTHER = "What is the price of bitcoin today?"
 ANSWERABLE = "what did Mourinho say about the referee?"
 
@@ -88,7 +92,19 @@ def test_gaps_are_grouped_by_similar_question_most_frequent_first(seed_service: 
 
 def test_grouping_by_text_alone_and_by_embedding(embedder: Embedder) -> None:
     def gap(n: int, question: str) -> Gap:
-        return Gap(n, "abstained", "slack", "C1", "U1", f"a{n}", question, "names_absent", "", [], f"2026-01-0{n}T00:00:00.000000Z")  # fmt: skip
+        return Gap(
+            n,
+            "abstained",
+            "slack",
+            "C1",
+            "U1",
+            f"a{n}",
+            question,
+            "names_absent",
+            "",
+            [],
+            f"2026-01-0{n}T00:00:00.000000Z",
+        )
 
     gaps = [gap(1, "What did Guardiola say?"), gap(2, "what did guardiola say"), gap(3, "What did Pep Guardiola say?")]
     gaps.append(gap(4, "Who won the 2005 final?"))
@@ -179,8 +195,11 @@ def test_byline_gaps_and_feedback_in_the_terminal(
     assert code == 0 and report["total"] == 5 and report["similarity"] == 0.8
     first = report["groups"][0]
     assert (first["question"], first["count"], first["abstained"], first["refused_by"]) == (
-        SAME[0], 3, 3, {"names_absent": 3},
-    )  # fmt: skip
+        SAME[0],
+        3,
+        3,
+        {"names_absent": 3},
+    )
     assert first["channels"] == [{"platform": "slack", "channel_id": "C1", "count": 3}]
     assert first["closest"] and first["closest"][0]["title"].startswith("Mourinho")
     downvoted = next(g for g in report["groups"] if g["downvoted"])
