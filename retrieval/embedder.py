@@ -172,7 +172,9 @@ class _CachedQueryEncoder:
             tokenizer = Tokenizer.from_str(details["tokenizer"])
             tokenizer.no_padding()
             tokenizer.enable_truncation(int(details["max_seq_length"]))
-            module = torch.jit.load(str(trace), map_location="cpu").eval()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # TorchScript is what the query path runs
+                module = torch.jit.load(str(trace), map_location="cpu").eval()
         except Exception as error:  # noqa: BLE001 - a damaged cache means tracing again, never failing
             log.debug("Not using the cached query encoder: %s", error)
             return None

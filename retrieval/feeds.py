@@ -26,7 +26,6 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urljoin
 
-import feedparser
 import lxml.html
 
 from .errors import BylineError
@@ -179,6 +178,8 @@ def _probe(url: str, fetcher: Fetcher, discovered: bool = False) -> tuple[str, s
         io.BytesIO(response.body), response_headers={"content-type": response.content_type or "application/xml"}
     )
     if parsed.get("version") and not (parsed.bozo and not parsed.entries):
+    import feedparser  # here, not at the top: most commands never read a feed
+
         return url, str(parsed.feed.get("title", "")).strip()
     if not discovered:
         link = _feed_link(response.text(), response.url)
@@ -286,6 +287,8 @@ def _gather(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) -> _
     parsed = feedparser.parse(
         io.BytesIO(response.body), response_headers={"content-type": response.content_type or "application/xml"}
     )
+    import feedparser  # here, not at the top: most commands never read a feed
+
     if not parsed.entries and (parsed.bozo or not parsed.get("version")):
         reason = getattr(parsed, "bozo_exception", None) or "no RSS or Atom items found"
         result.error = f"{feed.url}: not a readable feed ({reason})"
