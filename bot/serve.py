@@ -112,17 +112,24 @@ def _background(service: Service, settings: Settings, stop: threading.Event) -> 
     return threads
 
 
-def _start_health(health: Health, settings: Settings) -> Callable[[], None]:
-    """Serve /healthz and /metrics; in Slack's HTTP mode the Slack server mounts them instead."""
+def _start_health(health: Health, settings: Settings, required: bool) -> Callable[[], None]:
+    """Serve /healthz and /metrics; in Slack's HTTP mode the Slack server mounts them instead.
+
+    A port that is taken stops a service start (``required``); the interactive terminal chat on
+    a developer's machine only warns, since nothing probes it there."""
     if settings.slack_enabled and settings.slack_mode == "http":
         return lambda: None
     try:
         server = health.serve(settings.http_host, settings.http_port)
     except OSError as error:
-        raise BylineError(
+        message = (
             f"BYLINE_HTTP_PORT {settings.http_port} on {settings.http_host}: cannot listen for /healthz and "
             f"/metrics ({error.strerror or error}); choose a free port."
-        ) from None
+        )
+        if required:
+            raise BylineError(message) from None
+        log.warning("%s The chat goes on without them.", message)
+        return lambda: None
 
     def stop() -> None:
         server.shutdown()
@@ -182,10 +189,11 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
     stop_health: Callable[[], None] = lambda: None  # noqa: E731
     with _sigterm_stops(stop, health, state):
         try:
-            stop_health = _start_health(health, settings)
+            interactive = not adapters and sys.stdin.isatty()
+            stop_health = _start_health(health, settings, required=not interactive)
             warm_up.start()
             threads += _background(service, settings, stop)
-            if not adapters and sys.stdin.isatty():
+            if interactive:
                 log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
                 chat(service, warm=False, reading=state)
             elif not adapters:

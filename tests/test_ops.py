@@ -254,3 +254,24 @@ def test_the_project_ships_a_container_and_a_unit() -> None:
     assert "download.pytorch.org/whl/cpu" in dockerfile and "USER " in dockerfile and "VOLUME" in dockerfile
     assert "healthz" in (PROJECT / "docker-compose.yml").read_text()
     assert "KillSignal=SIGTERM" in (PROJECT / "deploy" / "byline.service").read_text()
+
+
+def test_a_taken_port_stops_a_headless_serve_with_one_line(seed_data_dir: Path, tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    shutil.copytree(seed_data_dir, data_dir)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "serve"],
+            cwd=tmp_path,
+            env=_env(data_dir, port),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    lines = [line for line in result.stderr.splitlines() if line.strip() and " INFO " not in line]
+    assert result.returncode == 1 and len(lines) == 1 and "BYLINE_HTTP_PORT" in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
