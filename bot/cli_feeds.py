@@ -48,7 +48,7 @@ def run_feeds(args: argparse.Namespace, settings: Settings) -> int:
         elif args.feeds_action == "remove":
             book.remove(args.url)
             print(f"stopped following {args.url}")
-        elif args.json:
+        elif getattr(args, "json", False):  # a Namespace built by hand may lack it
             print_json([asdict(feed) for feed in book.list()])
         else:
             feeds = book.list()

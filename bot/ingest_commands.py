@@ -17,6 +17,7 @@ from retrieval.library import IngestReport
 from retrieval.loader import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, decode_text, parse_text_article
 from retrieval.web import ingest_urls, store_drafts
 
+from .cli_output import plural
 from .replies import TextReply
 from .service import Asker, Command, Service
 
@@ -97,6 +98,6 @@ def describe(report: IngestReport) -> TextReply:
     for key, why in report.failed:
         lines.append(f"Could not add {why}" if why.startswith(key) else f"Could not add {key}: {why}")
     if report.added or report.replaced:
-        lines.append(f"{report.paragraphs} paragraphs, {report.quotes} quotes found.")
+        lines.append(f"{plural(report.paragraphs, 'paragraph')}, {plural(report.quotes, 'quote')} found.")
     failed_only = bool(report.failed) and not (report.added or report.replaced or report.unchanged)
     return TextReply("\n".join(lines) or "Nothing to add.", private=failed_only, error=failed_only)

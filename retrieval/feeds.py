@@ -107,10 +107,9 @@ class FeedBook:
         subscribes to that feed instead. A feed already followed is refused, not added twice."""
         url = url.strip()
         check_url(url, fetcher.allowlist)
+        self._refuse_known(url)  # before fetching: a feed already followed needs no fetch
         found_url, title = _probe(url, fetcher)
-        for known in self.list():
-            if normalise_url(known.url) in {normalise_url(url), normalise_url(found_url)}:
-                raise FeedError(f"{known.url}: already followed (see `byline feeds list`)")
+        self._refuse_known(found_url)
         with self.store.transaction(reindex=False) as connection:
             connection.execute(
                 "INSERT INTO feeds (url, title, added_at) VALUES (?, ?, ?)", (found_url, title, utc_now())
@@ -118,6 +117,11 @@ class FeedBook:
         feed = self.get(found_url)
         assert feed is not None
         return feed
+
+    def _refuse_known(self, url: str) -> None:
+        for known in self.list():
+            if normalise_url(known.url) == normalise_url(url):
+                raise FeedError(f"{known.url}: already followed (see `byline feeds list`)")
 
     def remove(self, url: str) -> None:
         with self.store.transaction(reindex=False) as connection:
@@ -174,12 +178,12 @@ def _probe(url: str, fetcher: Fetcher, discovered: bool = False) -> tuple[str, s
     refusal = refuse_feed_body(response.body)
     if refusal:
         raise FeedError(f"{url}: {refusal}")
+    import feedparser  # here, not at the top: most commands never read a feed
+
     parsed = feedparser.parse(
         io.BytesIO(response.body), response_headers={"content-type": response.content_type or "application/xml"}
     )
     if parsed.get("version") and not (parsed.bozo and not parsed.entries):
-    import feedparser  # here, not at the top: most commands never read a feed
-
         return url, str(parsed.feed.get("title", "")).strip()
     if not discovered:
         link = _feed_link(response.text(), response.url)
@@ -283,12 +287,12 @@ def _gather(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) -> _
         result.error = f"{feed.url}: {refusal}"
         log.warning("Feed %s", result.error)
         return gathered
+    import feedparser  # here, not at the top: most commands never read a feed
+
     # A stream, never str or bytes: feedparser would open a file or URL of that name.
     parsed = feedparser.parse(
         io.BytesIO(response.body), response_headers={"content-type": response.content_type or "application/xml"}
     )
-    import feedparser  # here, not at the top: most commands never read a feed
-
     if not parsed.entries and (parsed.bozo or not parsed.get("version")):
         reason = getattr(parsed, "bozo_exception", None) or "no RSS or Atom items found"
         result.error = f"{feed.url}: not a readable feed ({reason})"
