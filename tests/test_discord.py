@@ -187,7 +187,7 @@ def test_login_syncs_commands_to_the_guild_with_minimal_intents(fake: DiscordFak
     sync = fake.find("PUT", f"/applications/{APP_ID}/guilds/{GUILD_ID}/commands")
     assert len(sync) == 1
     commands = {c["name"]: c for c in sync[0].body}
-    assert set(commands) == {"ask", "search", "sources", "help", "digest", "ingest"}
+    assert set(commands) == {"ask", "search", "sources", "help", "digest", "ingest", "remove", "autoreply", "gaps"}
     for command in commands.values():
         assert command["description"]
         for option in command.get("options", []):
@@ -224,7 +224,7 @@ def test_bad_token_is_one_line_naming_the_setting_never_the_value(
 def test_invite_url_asks_for_exactly_the_scopes_and_permissions_used() -> None:
     url = invite_url(APP_ID)
     assert "scope=bot+applications.commands" in url
-    assert "permissions=274877991936" in url
+    assert "permissions=309237730304" in url  # 274877991936 + Create Public Threads (question channels)
 
 
 # -- messages ---------------------------------------------------------------------------------
