@@ -273,7 +273,10 @@ def test_follow_up_in_byline_thread_needs_no_mention(fake: DiscordFake, bot: Bot
     fake.wait_request("POST", f"/channels/{THREAD_ID}/messages")
     fake.dispatch("MESSAGE_CREATE", fake.message_payload("and about luck?", channel_id=THREAD_ID))
     fake.wait_request("POST", f"/channels/{THREAD_ID}/messages", count=2)
-    assert seed_service.state.history(f"discord:{THREAD_ID}:{THREAD_ID}") == [QUESTION, "and about luck?"]
+    assert seed_service.state.history(f"discord:{THREAD_ID}:{THREAD_ID}") == [
+        QUESTION,
+        "what did Mourinho say about luck?",
+    ]
 
 
 def test_plain_channel_chatter_is_ignored_and_bots_are_ignored(fake: DiscordFake, bot: Bot) -> None:
@@ -346,7 +349,10 @@ def test_ask_defers_then_follows_up_with_the_answer(fake: DiscordFake, bot: Bot,
     answer = fake.messages[max(fake.messages)]
     fake.dispatch("MESSAGE_CREATE", fake.message_payload("and about luck?", reference=answer))
     fake.wait_request("POST", f"/channels/{CHANNEL_ID}/messages")
-    assert seed_service.state.history(f"discord:{CHANNEL_ID}:{answer['id']}") == [QUESTION, "and about luck?"]
+    assert seed_service.state.history(f"discord:{CHANNEL_ID}:{answer['id']}") == [
+        QUESTION,
+        "what did Mourinho say about luck?",
+    ]
 
 
 def test_private_ask_is_ephemeral_throughout(fake: DiscordFake, bot: Bot) -> None:
