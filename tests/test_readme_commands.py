@@ -37,6 +37,7 @@ _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.M | re.S)
 _INLINE = re.compile(r"`(byline [^`]+)`")
 # A template, not a command line: placeholders (QUESTION, PATH-or-URL), options in brackets,
 # alternatives, an ellipsis.
+_COMMAND = re.compile(r"byline(?:\s+(?:--[a-z-]+|[a-z]+)(?:\s|$)|$)")
 _TEMPLATE = re.compile(r"[\[\]|…]|\b[A-Z]{3,}\b")
 
 
@@ -47,13 +48,16 @@ def readme_commands() -> list[str]:
         for line in block.splitlines():
             line = line.strip().removeprefix("$ ").strip()
             line = line.removeprefix(".venv/bin/")
-            if line.startswith("byline ") or line == "byline":
+            # A command, not output that starts with the word ("byline ask:   median 9 s").
+            if _COMMAND.match(line):
                 found.append(line.split("  #")[0].split(" # ")[0].strip())
     for span in _INLINE.findall(text):
         words = span.split()
-        # A command named in prose ("`byline serve` runs ...") is not a line to run; one with
-        # arguments that are not placeholders is ("`byline eval --data ../shared/data`").
-        if len(words) > 2 and not _TEMPLATE.search(span):
+        # A command or option named in prose ("`byline serve` runs ...", "in `byline ask --json`")
+        # is not a line to run; one with a value that is not a placeholder is
+        # ("`byline eval --data ../shared/data`").
+        values = [w for w in words[2:] if not w.startswith("-")]
+        if values and not _TEMPLATE.search(span):
             found.append(span.strip())
     return list(dict.fromkeys(found))
 
