@@ -33,7 +33,10 @@ def choose_cells(count: int) -> int:
 
 
 class DenseIndex:
-    """Sentence vectors searchable by inner product (cosine, as vectors are unit length)."""
+    """Sentence vectors searchable by inner product (cosine, as vectors are unit length).
+
+    The embedded backend of the ``ports.VectorIndex`` port, saved as a file (``ports.FileVectorIndex``).
+    """
 
     def __init__(self, index: faiss.Index | None = None, trained_for: int = 0) -> None:
         self.index = index if index is not None else _flat()

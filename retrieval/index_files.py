@@ -18,6 +18,7 @@ import numpy as np
 
 from .atomic import write_bytes_atomically
 from .dense import DenseIndex
+from .ports import FileKeywordIndex, FileVectorIndex
 from .sparse import OldFormat, SparseIndex, StoreMismatch
 from .store import Store
 
@@ -70,7 +71,7 @@ def read_indexes(data_dir: Path, store: Store) -> LoadedIndexes:
     return loaded
 
 
-def write_indexes(data_dir: Path, dense: DenseIndex, sparse: SparseIndex, generation: int) -> None:
+def write_indexes(data_dir: Path, dense: FileVectorIndex, sparse: FileKeywordIndex, generation: int) -> None:
     """Write both files, then ``index.json`` naming their checksums: a crash or a full disk part
     way leaves files that do not match ``index.json``, which the next reader rebuilds."""
     dense_bytes = dense.to_bytes()

@@ -25,6 +25,7 @@ from .dense import DenseIndex
 from .embedder import Embedder
 from .index_files import DENSE_FILE, INDEX_META_FILE, LOCK_FILE, SPARSE_FILE, LoadedIndexes, read_indexes, write_indexes
 from .models import Answer, ArticleDraft, Citation, Paragraph, Passage, SearchHit
+from .ports import FileKeywordIndex, FileVectorIndex
 from .quotes import RULES_VERSION, extract_quotes
 from .segment import build_passages
 from .sparse import SparseIndex
@@ -105,8 +106,9 @@ class Library:
         self.data_dir = data_dir
         self.store = store
         self.embedder = embedder
-        self.dense = DenseIndex()
-        self.sparse = SparseIndex()
+        # Typed by their ports (``ports.py``): what the rest of the core may call on them.
+        self.dense: FileVectorIndex = DenseIndex()
+        self.sparse: FileKeywordIndex = SparseIndex()
         # Searches read the indexes while ingest changes them; FAISS and the BM25 dicts are
         # not safe for that, so both take this lock (held for milliseconds at a time).
         self.lock = threading.RLock()

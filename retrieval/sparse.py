@@ -21,7 +21,10 @@ _FORMAT = "byline-bm25-v3"
 
 
 class SparseIndex:
-    """Okapi BM25 (k1=1.2, b=0.75) over stemmed content words."""
+    """Okapi BM25 (k1=1.2, b=0.75) over stemmed content words.
+
+    The embedded backend of the ``ports.KeywordIndex`` port, saved as a file (``ports.FileKeywordIndex``).
+    """
 
     def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1 = k1

@@ -1,0 +1,111 @@
+"""Ports: what the core calls on its search indexes, so a backend can stand behind each.
+
+These are structural (``typing.Protocol``): FAISS's ``DenseIndex`` and the own BM25
+``SparseIndex`` satisfy them without inheriting anything, and a new backend (Qdrant, in
+``qdrant_index.py``) is a class with the same methods. The contract each port promises is
+written down as tests, run against every backend: ``tests/test_vector_index_contract.py`` and
+``tests/test_keyword_index_contract.py``.
+
+The method names are the ones ``ranking.py`` and ``answering/`` call today. Persistence is a
+separate, narrower port: the embedded backends are kept in checksummed files of the data
+directory (``index_files.py``), while an engine such as Qdrant persists its points itself and
+has no bytes to hand over.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """Sentence vectors by sentence id, searched by cosine similarity.
+
+    Vectors are unit length (``embedder.DIMENSION`` of them per sentence), so cosine and inner
+    product are the same number; a search score is that cosine, in [-1, 1].
+    """
+
+    @property
+    def kind(self) -> str:
+        """The index layout, for ``index.json`` and the logs ("flat", "ivf", "qdrant")."""
+        ...
+
+    def count(self) -> int:
+        """How many sentences the index holds."""
+        ...
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        """Index ``vectors`` (one row per id) under the sentence ``ids``."""
+        ...
+
+    def remove(self, ids: list[int]) -> None:
+        """Forget these sentences; ids the index does not hold are ignored."""
+        ...
+
+    def search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, cosine scores) of at most ``k`` nearest sentences, nearest first."""
+        ...
+
+    def vectors(self, ids: list[int]) -> np.ndarray:
+        """The stored vectors of these sentences, one row per id in the order given (for
+        exact re-scoring of candidates)."""
+        ...
+
+    def ids(self) -> np.ndarray:
+        """Every sentence id held, sorted (to check the index against the store)."""
+        ...
+
+    def needs_new_type(self) -> bool:
+        """True when the corpus has outgrown this layout and the index should be rebuilt
+        from the store (an engine that manages its own layout always says False)."""
+        ...
+
+
+@runtime_checkable
+class KeywordIndex(Protocol):
+    """Passages by passage id, searched by BM25 over Byline's own search tokens
+    (``text.search_tokens``); also the document frequencies and the vocabulary that the
+    term-rarity and spelling checks read."""
+
+    def count(self) -> int:
+        """How many passages the index holds."""
+        ...
+
+    def add(self, doc_id: int, tokens: list[str]) -> None:
+        """Index a passage's tokens (replacing what was indexed under ``doc_id``)."""
+        ...
+
+    def remove(self, doc_id: int, tokens: list[str]) -> None:
+        """Forget a passage, given the tokens it was indexed with; unknown ids are ignored."""
+        ...
+
+    def search(self, tokens: list[str], k: int) -> list[tuple[int, float]]:
+        """(passage id, BM25 score) of at most ``k`` passages with a query term, best first."""
+        ...
+
+    def max_idf(self, tokens: list[str]) -> dict[str, float]:
+        """Each query term's inverse document frequency (how rare it is); 0.0 for a term no
+        passage has."""
+        ...
+
+    def sorted_terms(self) -> list[str]:
+        """Every indexed term, sorted (the vocabulary spelling suggestions are drawn from)."""
+        ...
+
+
+@runtime_checkable
+class SavedToFile(Protocol):
+    """An index kept as one file of the data directory, written and checksummed by
+    ``index_files.write_indexes``; each class reads its own bytes back with ``from_bytes``."""
+
+    def to_bytes(self) -> bytes: ...
+
+
+class FileVectorIndex(VectorIndex, SavedToFile, Protocol):
+    """The embedded vector index: searched in memory, saved as a file (FAISS)."""
+
+
+class FileKeywordIndex(KeywordIndex, SavedToFile, Protocol):
+    """The embedded keyword index: searched in memory, saved as a file (the own BM25)."""
