@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .limits import LimitSettings
+from .package_data import seeds_dir
 from .settings import PROJECT_DIR, SettingsError, read_env_settings
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class Settings:
         defaults = LimitSettings()
         return cls(
             data_dir=env.data_dir,
-            seeds_dir=env.seeds_dir or PROJECT_DIR / "seeds",
+            seeds_dir=env.seeds_dir or seeds_dir(),
             slack_bot_token=env.slack_bot_token,
             slack_app_token=env.slack_app_token,
             slack_signing_secret=env.slack_signing_secret,

@@ -87,7 +87,9 @@ class EnvSettings(BaseSettings):
 
     model_config = SettingsConfigDict(case_sensitive=True, env_ignore_empty=True, extra="ignore", frozen=True)
 
-    data_dir: Path = _setting(PROJECT_DIR / "data", "BYLINE_DATA_DIR", "a folder Byline can create and write")
+    # ./data in the working directory, as the README says (not next to the code: in an installed
+    # wheel that would be inside site-packages).
+    data_dir: Path = _setting(Path("data"), "BYLINE_DATA_DIR", "a folder Byline can create and write")
     seeds_dir: Path | None = _setting(None, "BYLINE_SEEDS_DIR", "an existing folder of article files")
     log_level: str = _setting("INFO", "BYLINE_LOG_LEVEL", "one of " + ", ".join(LOG_LEVELS))
     log_format: str = _setting("text", "BYLINE_LOG_FORMAT", "text or json")
