@@ -37,7 +37,9 @@ class VectorIndex(Protocol):
         ...
 
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
-        """Index ``vectors`` (one row per id) under the sentence ``ids``."""
+        """Index ``vectors`` (one row per id) under new sentence ``ids``: re-adding an id it
+        holds is not part of the contract (FAISS keeps both, Qdrant replaces), so callers remove
+        an article's sentences before adding its new version, as ``Library`` does."""
         ...
 
     def remove(self, ids: list[int]) -> None:
@@ -50,7 +52,8 @@ class VectorIndex(Protocol):
 
     def vectors(self, ids: list[int]) -> np.ndarray:
         """The stored vectors of these sentences, one row per id in the order given (for
-        exact re-scoring of candidates)."""
+        exact re-scoring of candidates); an id it does not hold raises ``LookupError`` or
+        ``RuntimeError`` (FAISS's own)."""
         ...
 
     def ids(self) -> np.ndarray:
@@ -74,7 +77,8 @@ class KeywordIndex(Protocol):
         ...
 
     def add(self, doc_id: int, tokens: list[str]) -> None:
-        """Index a passage's tokens (replacing what was indexed under ``doc_id``)."""
+        """Index a passage's tokens under a new ``doc_id``: as for vectors, callers remove a
+        passage (with the tokens it was indexed with) before adding it again."""
         ...
 
     def remove(self, doc_id: int, tokens: list[str]) -> None:

@@ -1,0 +1,101 @@
+"""The vector backend is chosen by BYLINE_VECTOR_BACKEND, by the one rule in ``index_factory``;
+a wrong name, a missing extra, a server that is not there or a folder already open each stop
+with a message that says what to do."""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retrieval.dense import DenseIndex
+from retrieval.embedder import DIMENSION
+from retrieval.errors import BylineError
+from retrieval.index_factory import QDRANT_FOLDER, UnknownBackend, open_vector_index, vector_backend_name
+
+needs_qdrant = pytest.mark.skipif(
+    importlib.util.find_spec("qdrant_client") is None,
+    reason="qdrant-client is not installed: install the test extra (pip install -e '.[test]'), which includes it",
+)
+
+
+@pytest.mark.parametrize("value", [None, "", "  ", "faiss", "FAISS"])
+def test_faiss_is_the_default_and_its_own_name(tmp_path: Path, value: str | None) -> None:
+    environ = {} if value is None else {"BYLINE_VECTOR_BACKEND": value}
+    assert vector_backend_name(environ) == "faiss"
+    index = open_vector_index(tmp_path, environ)
+    assert isinstance(index, DenseIndex) and index.count() == 0
+    assert not (tmp_path / QDRANT_FOLDER).exists()
+
+
+def test_an_unknown_backend_names_the_ones_there_are(tmp_path: Path) -> None:
+    with pytest.raises(UnknownBackend) as raised:
+        open_vector_index(tmp_path, {"BYLINE_VECTOR_BACKEND": "milvus"})
+    message = str(raised.value)
+    assert "BYLINE_VECTOR_BACKEND='milvus'" in message and "faiss, qdrant" in message
+    assert isinstance(raised.value, BylineError)
+
+
+@needs_qdrant
+def test_qdrant_without_a_url_is_local_mode_in_the_data_directory(tmp_path: Path) -> None:
+    from retrieval.qdrant_index import QdrantIndex
+
+    index = open_vector_index(tmp_path, {"BYLINE_VECTOR_BACKEND": "qdrant"})
+    assert isinstance(index, QdrantIndex)
+    try:
+        assert index.kind == "qdrant"
+        vector = np.zeros((1, DIMENSION), dtype=np.float32)
+        vector[0, 0] = 1.0
+        index.add(np.array([42]), vector)
+        assert index.search(vector[0], 3)[0].tolist() == [42]
+    finally:
+        index.close()
+    assert (tmp_path / QDRANT_FOLDER).is_dir()
+
+
+@needs_qdrant
+def test_a_local_qdrant_folder_open_elsewhere_says_to_use_a_server(tmp_path: Path) -> None:
+    from retrieval.qdrant_index import QdrantIndex, QdrantUnavailable
+
+    first = QdrantIndex.open(path=tmp_path / "qdrant")
+    try:
+        with pytest.raises(QdrantUnavailable) as raised:
+            open_vector_index(tmp_path, {"BYLINE_VECTOR_BACKEND": "qdrant"})
+        assert "BYLINE_QDRANT_URL" in str(raised.value) and str(tmp_path / "qdrant") in str(raised.value)
+    finally:
+        first.close()
+
+
+@needs_qdrant
+def test_a_qdrant_server_that_is_not_there_is_named_in_the_error(tmp_path: Path) -> None:
+    from retrieval.qdrant_index import QdrantUnavailable
+
+    with socket.socket() as probe:  # a port on 127.0.0.1 that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    environ = {"BYLINE_VECTOR_BACKEND": "qdrant", "BYLINE_QDRANT_URL": url}
+    with pytest.raises(QdrantUnavailable) as raised:
+        open_vector_index(tmp_path, environ)
+    message = str(raised.value)
+    assert url in message and "start the server, or correct BYLINE_QDRANT_URL" in message
+    assert not (tmp_path / QDRANT_FOLDER).exists(), "a URL is used instead of local mode, not as well"
+
+
+@needs_qdrant
+def test_a_collection_of_other_vectors_is_refused(tmp_path: Path) -> None:
+    from qdrant_client import QdrantClient, models
+
+    from retrieval.qdrant_index import QdrantIndex, QdrantUnavailable
+
+    client = QdrantClient(path=str(tmp_path / "q"))
+    client.create_collection("sentences", vectors_config=models.VectorParams(size=8, distance=models.Distance.DOT))
+    client.close()
+    with pytest.raises(QdrantUnavailable) as raised:
+        QdrantIndex.open(path=tmp_path / "q")
+    assert "holds other vectors than Byline's" in str(raised.value)
+    # The refusal let go of the folder: another client can open it (to delete that collection).
+    QdrantClient(path=str(tmp_path / "q")).close()
