@@ -20,6 +20,7 @@ import pytest
 
 from retrieval.dense import DenseIndex
 from retrieval.embedder import DIMENSION
+from retrieval.library import Library
 from retrieval.ports import VectorIndex
 
 HAS_QDRANT = importlib.util.find_spec("qdrant_client") is not None
@@ -215,3 +216,43 @@ def test_contents_survive_a_save_and_reopen(backend: Backend) -> None:
 
 def index_ids_without(removed: np.int64) -> list[int]:
     return sorted(i for i in IDS.tolist() if i != int(removed))
+
+
+QUESTIONS = (
+    "what did Mourinho say about the referee?",
+    "What did Guardiola say about Kompany?",
+    "Who was cut above the eyebrow?",
+    "Who won the Champions League in 2005?",
+    "what happened at the end of the match?",
+)
+
+
+@pytest.mark.skipif(not HAS_QDRANT, reason=NO_QDRANT)
+def test_the_seed_questions_get_the_same_answers_over_qdrant(seed_library: Library) -> None:
+    """Through the real ranking and answering code, only the vector backend swapped: the
+    store's sentence vectors go into Qdrant unchanged (nothing re-embedded)."""
+    from retrieval.qdrant_index import QdrantIndex
+
+    over_faiss = [seed_library.ask(question) for question in QUESTIONS]
+    hits_faiss = seed_library.search("Mourinho referee", 5)
+    qdrant = QdrantIndex.in_memory()
+    for ids, vectors in seed_library.store.iter_sentence_vectors():
+        qdrant.add(ids, vectors)
+    assert qdrant.ids().tolist() == seed_library.dense.ids().tolist()
+    faiss_index = seed_library.dense
+    # Only searched here, never saved: the library's file-saved slot takes it for the test.
+    seed_library.dense = qdrant  # type: ignore[assignment]
+    try:
+        over_qdrant = [seed_library.ask(question) for question in QUESTIONS]
+        hits_qdrant = seed_library.search("Mourinho referee", 5)
+    finally:
+        seed_library.dense = faiss_index
+        qdrant.close()
+    assert any(answer.answered for answer in over_faiss) and not all(answer.answered for answer in over_faiss)
+    for before, after in zip(over_faiss, over_qdrant, strict=True):
+        assert (after.answered, after.text, after.message) == (before.answered, before.text, before.message)
+        assert [(s.article_id, s.start, s.end) for s in after.spans] == [
+            (s.article_id, s.start, s.end) for s in before.spans
+        ]
+        assert after.citations == before.citations
+    assert [h.passage.id for h in hits_qdrant] == [h.passage.id for h in hits_faiss]
