@@ -33,7 +33,8 @@ from retrieval.render import (
     with_speaker_headings,
 )
 
-from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from .platforms import layout
+from .replies import PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256
@@ -41,9 +42,8 @@ DESCRIPTION_LIMIT = 4096
 FIELDS_LIMIT = 25
 MESSAGE_EMBED_LIMIT = 6000
 EMBEDS_PER_MESSAGE = 10
-# One question never floods a channel: whatever the articles say, a reply is at most 3 messages.
-MAX_MESSAGES = 3
-CUT_NOTE = "Cut short: too long for three messages."
+MAX_MESSAGES = layout.MAX_MESSAGES
+CUT_NOTE = layout.CUT_NOTE
 
 BRAND = discord.Colour(0x2F6FEB)
 WARNING = discord.Colour(0xD29922)
@@ -177,16 +177,7 @@ def fit(blocks: list[Block], budget: int) -> list[str]:
 
 def split_block(block: str, limit: int) -> list[str]:
     """Cut one over-long block at spaces; a trailing ``[n]`` marker stays with the last piece."""
-    pieces: list[str] = []
-    rest = block
-    while len(rest) > limit:
-        cut = rest.rfind(" ", 0, limit - 2)
-        if cut <= 0:
-            cut = limit - 2
-        pieces.append(rest[:cut] + " …")
-        rest = "… " + rest[cut:].lstrip()
-    pieces.append(rest)
-    return pieces
+    return layout.split_long(block, limit)
 
 
 def _as_block(block: Block | str) -> Block:
@@ -381,19 +372,19 @@ def render_text(reply: TextReply) -> list[DiscordMessage]:
     return [DiscordMessage(content=chunk) for chunk in chunks]
 
 
+_RENDERERS = layout.ReplyRenderers(
+    answer=lambda reply: render_answer(reply.answer, reply.asked_by),
+    search=render_search,
+    sources=render_sources,
+    passages=render_passages,
+    digest=lambda reply: render_digest(reply.digest),
+    text=render_text,
+)
+
+
 def render(reply: Reply) -> list[DiscordMessage]:
     """Every reply kind, as messages ready to send (buttons are added by the adapter)."""
-    if isinstance(reply, AnswerReply):
-        return render_answer(reply.answer, reply.asked_by)
-    if isinstance(reply, SearchReply):
-        return render_search(reply)
-    if isinstance(reply, SourcesReply):
-        return render_sources(reply)
-    if isinstance(reply, PassagesReply):
-        return render_passages(reply)
-    if isinstance(reply, DigestReply):
-        return render_digest(reply.digest)
-    return render_text(reply)
+    return _RENDERERS(reply)
 
 
 def message_size(message: DiscordMessage) -> int:

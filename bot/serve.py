@@ -1,9 +1,11 @@
-"""``byline serve``: run every platform adapter configured in the environment.
+"""``byline serve``: run every chat platform configured in the environment.
 
-Each adapter module exposes ``run(service, settings, stop) -> None`` that blocks until ``stop``
-is set (or the adapter fails). With both platforms configured, Slack runs in a thread and
-Discord in the main thread. Beside them run the feed poller (feeds and the watched folder), the
-digest scheduler, the retention job and ``/healthz`` + ``/metrics`` on ``BYLINE_HTTP_PORT``.
+The platforms come from the registry in ``bot.platforms`` (Slack, Discord, the terminal chat and
+any plugin), each started, handed to the digest scheduler as a poster, and stopped the same way;
+serve knows none of them by name. Beside them run the feed poller (feeds and the watched folder),
+the digest scheduler, the retention job and ``/healthz`` + ``/metrics`` on ``BYLINE_HTTP_PORT``. A
+platform that fails while running stops the whole service (exit 1 with its one-line error), so a
+supervisor restarts it instead of leaving a bot that looks up but answers nobody.
 
 With no platform token set, serve opens the terminal chat over the seed articles when it has a
 terminal, and otherwise (a container, a systemd unit) runs headless: feeds, digests, health and
@@ -24,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import NoReturn
 
 from retrieval.errors import BylineError
 from retrieval.library import Library
@@ -32,12 +35,10 @@ from .config import Settings
 from .feed_poller import start_background
 from .health import HEALTH, Health
 from .ingest_commands import register_ingest
+from .platforms import Platform, configured
 from .service import Service
-from .terminal import chat
 
 log = logging.getLogger("byline.serve")
-
-AdapterRun = Callable[[Service, Settings, threading.Event], None]
 
 # How often serve looks for articles another process (a CLI ``byline ingest``) stored in the
 # same data directory: one cheap query each time, so well inside the feed interval.
@@ -52,17 +53,43 @@ class _Stopped(Exception):
     """Raised in the main thread by SIGTERM while it waits for a chat line (nothing is in flight)."""
 
 
-def _adapters(settings: Settings) -> list[tuple[str, AdapterRun]]:
-    adapters: list[tuple[str, AdapterRun]] = []
-    if settings.slack_enabled:
-        from .slack_app import run as run_slack
+def _start_platforms(
+    service: Service, settings: Settings, platforms: list[Platform], stop: threading.Event, started: list[Platform]
+) -> None:
+    """Start each background platform (appending it to ``started``) and hand every platform to the
+    digest scheduler, before the scheduler's first pass: a digest missed while Byline was down
+    finds its platform there."""
+    for platform in platforms:
+        if not platform.foreground:
+            platform.start(service, settings, stop)
+            started.append(platform)
+    if service.scheduler is not None:
+        for platform in platforms:
+            service.scheduler.add_poster(platform)
 
-        adapters.append(("Slack", run_slack))
-    if settings.discord_enabled:
-        from .discord_app import run as run_discord
 
-        adapters.append(("Discord", run_discord))
-    return adapters
+def _stop_platforms(started: list[Platform]) -> BaseException | None:
+    """Stop every started platform, newest first; the first failure one reports is returned."""
+    failure: BaseException | None = None
+    for platform in reversed(started):
+        try:
+            platform.stop()
+        except BaseException as error:  # noqa: BLE001 - every platform is stopped before it is raised
+            failure = failure or error
+    return failure
+
+
+def _exit_now(failure: BaseException | None) -> NoReturn:
+    """Exit at once (torch is still loading: a normal exit would abort), with the failure's line."""
+    code = 0
+    if isinstance(failure, KeyboardInterrupt):
+        code = 130
+    elif failure is not None:
+        print(f"byline: {failure}", file=sys.stderr)
+        code = 1
+    logging.shutdown()
+    sys.stdout.flush()
+    os._exit(code)
 
 
 def start_catch_up(library: Library, every: float, stop: threading.Event) -> threading.Thread:
@@ -170,10 +197,13 @@ def _drain(service: Service, deadline: float) -> None:
 
 
 def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
-    adapters = _adapters(settings)
+    platforms = configured(settings)
+    foreground = next((platform for platform in platforms if platform.foreground), None)
     stop = threading.Event()
     threads: list[threading.Thread] = []
-    state = {"reading": False}
+    started: list[Platform] = []
+    failure: BaseException | None = None
+    state = foreground.reading if foreground is not None else {"reading": False}
     register_ingest(service, settings.fetcher())
     health.library_open = True
     health.watch_queue(service)
@@ -189,34 +219,30 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
     stop_health: Callable[[], None] = lambda: None  # noqa: E731
     with _sigterm_stops(stop, health, state):
         try:
-            interactive = not adapters and sys.stdin.isatty()
-            stop_health = _start_health(health, settings, required=not interactive)
+            stop_health = _start_health(health, settings, required=foreground is None)
             warm_up.start()
+            _start_platforms(service, settings, platforms, stop, started)
             threads += _background(service, settings, stop)
-            if interactive:
-                log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
-                chat(service, warm=False, reading=state)
-            elif not adapters:
-                log.info(
-                    "No SLACK_BOT_TOKEN or DISCORD_TOKEN set and no terminal: running feeds, digests and /healthz "
-                    "until stopped (`byline chat` chats from a pipe)."
-                )
+            if foreground is not None:
+                started.append(foreground)
+                foreground.start(service, settings, stop)
+            else:
+                if not platforms:
+                    log.info(
+                        "No SLACK_BOT_TOKEN or DISCORD_TOKEN set and no terminal: running feeds, digests and "
+                        "/healthz until stopped (`byline chat` chats from a pipe)."
+                    )
                 while not stop.wait(1.0):
                     pass
-            else:
-                for name, run in adapters[:-1]:
-                    thread = threading.Thread(
-                        target=run, args=(service, settings, stop), name=f"byline-{name}", daemon=True
-                    )
-                    thread.start()
-                    threads.append(thread)
-                adapters[-1][1](service, settings, stop)
         except _Stopped:
             pass
+        except BaseException as error:  # raised again below, once everything has stopped
+            failure = error
         finally:
             health.stopping = True
             deadline = time.monotonic() + STOP_SECONDS
             stop.set()
+            failure = failure or _stop_platforms(started)
             for thread in threads:
                 thread.join(timeout=max(0.0, deadline - time.monotonic() - 1.0))
             _drain(service, deadline - 0.5)
@@ -227,7 +253,7 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
                 warm_up.join(timeout=max(0.0, deadline - time.monotonic()))
                 if warm_up.is_alive():
                     log.info("Stopped while the model was still loading.")
-                    logging.shutdown()
-                    sys.stdout.flush()
-                    os._exit(0)
+                    _exit_now(failure)
+    if failure is not None:
+        raise failure
     return 0

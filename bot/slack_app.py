@@ -560,24 +560,19 @@ def register_poster(service: Service, poster: SlackPoster) -> None:
 
 
 def run(service: Service, settings: Settings, stop: threading.Event) -> None:
-    """Runs the Slack adapter on the configured transport until ``stop`` is set."""
-    check_settings(settings)
-    adapter = SlackAdapter(service, settings)
-    stopper: Callable[[], None]
-    if settings.slack_mode == "http":
-        server = adapter.start_http(settings.http_host, settings.http_port)
-        stopper = server.shutdown
-    else:
-        handler = adapter.start_socket_mode()
-        stopper = handler.close
-    register_poster(service, adapter.poster)
+    """Runs the Slack adapter on the configured transport until ``stop`` is set (``serve`` starts
+    and stops it through ``bot.platforms.slack``, which this only wraps)."""
+    from .platforms.slack import SlackPlatform
+
+    platform = SlackPlatform()
+    platform.start(service, settings, stop)
     try:
+        assert platform.adapter is not None
+        register_poster(service, platform.adapter.poster)
         while not stop.wait(1.0):
             pass
     finally:
-        stopper()
-        adapter.close()
-        log.info("Slack: stopped.")
+        platform.stop()
 
 
 __all__ = ["SlackAdapter", "SlackPoster", "SlackSetupError", "check_settings", "make_client", "register_poster", "run"]

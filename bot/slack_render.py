@@ -29,6 +29,7 @@ from retrieval.render import (
     with_speaker_headings,
 )
 
+from .platforms import layout
 from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 
 SECTION_LIMIT = 3000
@@ -36,9 +37,8 @@ BLOCK_LIMIT = 50
 CONTEXT_ELEMENTS = 10
 FALLBACK_LIMIT = 3000
 SEARCH_SNIPPET = 700
-# One question never floods a channel: whatever the articles say, a reply is at most 3 messages.
-MAX_MESSAGES = 3
-CUT_NOTE = "_Cut short: too long for three messages._"
+MAX_MESSAGES = layout.MAX_MESSAGES
+CUT_NOTE = f"_{layout.CUT_NOTE}_"
 # Slack reads "&gt;" (and the fullwidth "＞") at the start of a line as a block quote.
 _LEADING_QUOTE = re.compile(r"(?m)^(\s*)(&gt;|\uff1e)")
 
@@ -137,21 +137,13 @@ def pack_sections(units: list[str], limit: int = SECTION_LIMIT) -> list[Block]:
 
 
 def _split_unit(unit: str, limit: int) -> list[str]:
-    if len(unit) <= limit:
-        return [unit]
-    pieces = []
-    rest = unit
-    while len(rest) > limit:
-        cut = rest.rfind(" ", 0, limit - 2)
-        amp = rest.rfind("&", 0, cut)
-        if amp != -1 and ";" not in rest[amp:cut]:
-            cut = amp
-        if cut <= 0:
-            cut = limit - 2
-        pieces.append(rest[:cut] + " …")
-        rest = "… " + rest[cut:].lstrip()
-    pieces.append(rest)
-    return pieces
+    return layout.split_long(unit, limit, _outside_escape)
+
+
+def _outside_escape(text: str, cut: int) -> int:
+    # Never leave half an escape sequence such as "&am" at the cut.
+    amp = text.rfind("&", 0, cut)
+    return amp if amp != -1 and ";" not in text[amp:cut] else cut
 
 
 def split_messages(blocks: list[Block], text: str, ephemeral: bool = False) -> list[SlackMessage]:
@@ -345,16 +337,16 @@ def render_digest(reply: DigestReply) -> list[SlackMessage]:
     return _keep_tail_together(blocks, _fallback(digest.text or header), reply.private)
 
 
+_RENDERERS = layout.ReplyRenderers(
+    answer=render_answer,
+    search=render_search,
+    sources=render_sources,
+    passages=render_passages,
+    digest=render_digest,
+    text=render_text,
+)
+
+
 def render(reply: Reply) -> list[SlackMessage]:
     """The Slack messages for any reply the service hands back."""
-    if isinstance(reply, AnswerReply):
-        return render_answer(reply)
-    if isinstance(reply, SearchReply):
-        return render_search(reply)
-    if isinstance(reply, SourcesReply):
-        return render_sources(reply)
-    if isinstance(reply, PassagesReply):
-        return render_passages(reply)
-    if isinstance(reply, DigestReply):
-        return render_digest(reply)
-    return render_text(reply)
+    return _RENDERERS(reply)

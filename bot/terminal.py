@@ -11,45 +11,61 @@ from typing import TextIO
 from retrieval.render import citation_line, format_date
 
 from .cli_output import read_as
-from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from .platforms.layout import ReplyRenderers
+from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 from .service import Asker, Service
 
 PROMPT = "you> "
 log = logging.getLogger("byline.terminal")
 
 
+def _answer(reply: AnswerReply) -> str:
+    note = read_as(reply.answer)
+    return f"{note}\n{reply.answer.text}" if note else reply.answer.text
+
+
+def _search(reply: SearchReply) -> str:
+    if not reply.hits:
+        return f"No passages match “{reply.query}”."
+    lines = [f"Top passages for “{reply.query}”:"]
+    for hit in reply.hits:
+        lines += ["", f"{' '.join(hit.passage.text.split())}", f"  {citation_line(hit.citation)}"]
+    return "\n".join(lines)
+
+
+def _sources(reply: SourcesReply) -> str:
+    if not reply.total:
+        return "No articles yet. Add some with `byline ingest PATH`."
+    lines = [f"Articles, newest first (page {reply.page} of {reply.pages}, {reply.total} in all):"]
+    for article in reply.articles:
+        details = ", ".join(p for p in (article.source, format_date(article.published)) if p)
+        lines.append(
+            f"- {article.title}" + (f" — {details}" if details else "") + (f" <{article.url}>" if article.url else "")
+        )
+    if reply.page < reply.pages:
+        lines.append(f"More: /sources {reply.page + 1}")
+    return "\n".join(lines)
+
+
+def _passages(reply: PassagesReply) -> str:
+    if reply.expired:
+        return "That answer has expired; ask again."
+    return "\n\n".join(f"{citation_line(c)}\n{p.text}" for c, p in reply.passages)
+
+
+_RENDERERS: ReplyRenderers[str] = ReplyRenderers(
+    answer=_answer,
+    search=_search,
+    sources=_sources,
+    passages=_passages,
+    digest=lambda reply: reply.digest.text,
+    text=lambda reply: reply.text,
+)
+
+
 def render(reply: Reply) -> str:
-    if isinstance(reply, AnswerReply):
-        note = read_as(reply.answer)
-        return f"{note}\n{reply.answer.text}" if note else reply.answer.text
-    if isinstance(reply, SearchReply):
-        if not reply.hits:
-            return f"No passages match “{reply.query}”."
-        lines = [f"Top passages for “{reply.query}”:"]
-        for hit in reply.hits:
-            lines += ["", f"{' '.join(hit.passage.text.split())}", f"  {citation_line(hit.citation)}"]
-        return "\n".join(lines)
-    if isinstance(reply, SourcesReply):
-        if not reply.total:
-            return "No articles yet. Add some with `byline ingest PATH`."
-        lines = [f"Articles, newest first (page {reply.page} of {reply.pages}, {reply.total} in all):"]
-        for article in reply.articles:
-            details = ", ".join(p for p in (article.source, format_date(article.published)) if p)
-            lines.append(
-                f"- {article.title}"
-                + (f" — {details}" if details else "")
-                + (f" <{article.url}>" if article.url else "")
-            )
-        if reply.page < reply.pages:
-            lines.append(f"More: /sources {reply.page + 1}")
-        return "\n".join(lines)
-    if isinstance(reply, DigestReply):
-        return reply.digest.text
-    if isinstance(reply, PassagesReply):
-        if reply.expired:
-            return "That answer has expired; ask again."
-        return "\n\n".join(f"{citation_line(c)}\n{p.text}" for c, p in reply.passages)
-    return reply.text
+    """Plain text for any reply (the chat, ``byline ask``, ``search``, ``sources``)."""
+    return _RENDERERS(reply)
 
 
 def chat(

@@ -1,0 +1,66 @@
+"""Slack as a platform: the bolt adapter over Socket Mode or HTTP (``BYLINE_SLACK_MODE``)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ..delivery import DeliveryError
+from .base import PlatformBase, register
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..replies import Reply
+    from ..service import Service
+    from ..slack_app import SlackAdapter
+
+log = logging.getLogger("byline.slack")
+
+
+@register
+class SlackPlatform(PlatformBase):
+    platform = "slack"
+    label = "Slack"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.adapter: SlackAdapter | None = None
+        self._disconnect: Callable[[], None] = lambda: None
+
+    def configured(self, settings: Settings) -> bool:
+        return settings.slack_enabled
+
+    def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
+        from ..slack_app import SlackAdapter, check_settings
+
+        check_settings(settings)
+        adapter = SlackAdapter(service, settings)  # auth.test: a bad token is one line here
+        try:
+            if settings.slack_mode == "http":
+                self._disconnect = adapter.start_http(settings.http_host, settings.http_port).shutdown
+            else:
+                self._disconnect = adapter.start_socket_mode().close
+        except BaseException:
+            adapter.close()
+            raise
+        self.adapter = adapter
+
+    def stop(self) -> None:
+        if self.adapter is None:
+            return
+        self._disconnect()
+        self.adapter.close()
+        self.adapter = None
+        log.info("Slack: stopped.")
+
+    def post(self, channel_id: str, reply: Reply) -> None:
+        if self.adapter is None:
+            raise DeliveryError("Slack is not connected")
+        self.adapter.poster.post(channel_id, reply)
+
+    def render(self, reply: Reply) -> Sequence[object]:
+        from ..slack_render import render
+
+        return render(reply)
