@@ -64,7 +64,12 @@ NOT_PERSON_WORDS = frozenset(
     rome dublin edinburgh glasgow cardiff belfast manchester liverpool birmingham leeds china
     japan india russia france germany italy spain iraq iran israel australia canada brazil
     mexico zealand arabia states kingdom downing whitehall westminster hollywood silicon valley
-    wall city""".split()  # noqa: SIM905
+    wall city
+    investments securities capital partners holdings international electronics communications
+    systems technologies technology entertainment media networks network industries energy oil
+    alliance federation foundation society chambers commerce organisation organization bureau
+    authority reserve treasury airport airports telecom telecoms mobile pharmaceuticals software
+    later earlier without within speaking asked despite instead unlike until sea inside""".split()  # noqa: SIM905
 )
 
 
@@ -119,7 +124,8 @@ def _looks_like_person(candidate: str) -> bool:
     tokens = strip_honorific(candidate).replace("’", "'").split()
     if not tokens or tokens[0].lower() in {"the", "a", "an", "and", "but"}:
         return False
-    return not any(token.lower().strip("'s") in NOT_PERSON_WORDS for token in tokens)
+    # "Swiss-based Xstrata" is a company, wherever it is based.
+    return not any(token.lower().strip("'s") in NOT_PERSON_WORDS or "-based" in token.lower() for token in tokens)
 
 
 class People:

@@ -23,7 +23,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 4
+RULES_VERSION = 5
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -222,7 +222,8 @@ class _Attributor:
                 continue  # `NAO head Sir John Bourn said: "…` introduces the next quote
             chunk = match.group("chunk").strip()
             head = re.split(r",\s+", chunk)[0].strip()
-            for candidate in (head, re.split(r"\s+(?:quoted|speaking|told|at|of|for|from|in|on|who|with)\s", head)[0]):
+            # The person before "from the Consumer Electronics Association", not the organisation.
+            for candidate in (re.split(r"\s+(?:quoted|speaking|told|at|of|for|from|in|on|who|with)\s", head)[0], head):
                 speaker = self._speaker_in(candidate)
                 if speaker:
                     return speaker, "after", start + after.find(speaker)
@@ -341,7 +342,7 @@ def extract_quotes(text: str, paragraphs: list[Paragraph], min_words: int = 2) -
         for member in members:
             written, how, where = attributor.explicit[member]
             if written:
-                speaker, explicit = attributor.resolve(written, where, span), True
+                speaker, explicit = _bare(attributor.resolve(written, where, span)), True
                 if how == "reported":
                     partial_groups.add(group_id)
                 break
@@ -395,3 +396,8 @@ def _starts_sentence(text: str, segment: _Segment) -> bool:
     """Whether the quote stands as its own sentence(s) rather than inside reported speech."""
     before = text[max(0, segment.open_mark - 3) : segment.open_mark].rstrip()
     return not before or before[-1] in '.!?:\n"”' or text[segment.open_mark - 2 : segment.open_mark] == ", "
+
+
+def _bare(speaker: str) -> str:
+    """A speaker without a possessive ("Bill Conti's" written before "own words")."""
+    return re.sub(r"['’]s$", "", speaker)

@@ -69,7 +69,7 @@ def test_follow_up_keeps_the_thread_context(seed_library: Library) -> None:
     assert answer.answered
     assert all(s.speaker == "Pep Guardiola" for s in answer.spans)
     # His words are about Kompany, not the referee: the answer says so.
-    assert answer.message == "These words of Guardiola don't mention the referee; they are from a story about it."
+    assert answer.message == "I found nothing from Guardiola about the referee; here is what they said."
 
 
 def test_cli_ask_json_on_a_fresh_data_directory(tmp_path: Path) -> None:

@@ -61,20 +61,27 @@ def resolve_speakers(library: Library, who: str) -> list[str]:
     """Stored speakers the person named in a question refers to.
 
     Tries the name as asked, then the names inside it, longest first ("the Microsoft boss Bill
-    Gates" -> "Bill Gates", "Tony Blair's spokesman" -> "Tony Blair"), then the words of it that
+    Gates" -> "Bill Gates", "Tony Blair's spokesman" -> "Tony Blair"), then the last words of
+    each ("Daiwa's Michael Moran" -> "Michael Moran", then "Moran"), then the words of it that
     any stored speaker has ("chancellor gordon brown" -> "gordon brown").
     """
     who = re.sub(r"['’]s\b", "", who)
-    candidates = [who]
-    runs = sorted(_CAPITALISED_RUN.findall(who), key=lambda run: -len(run.split()))
-    candidates += [run for run in runs if run != who]
-    for candidate in candidates:
+    for candidate in _name_candidates(who):
         found = match_speakers(library, candidate)
         if found:
             return found
     by_word = _speaker_words(library)
     known = [w for w in _name_words(who) if w in by_word]
     return match_speakers(library, " ".join(known)) if known else []
+
+
+def _name_candidates(who: str) -> list[str]:
+    runs = sorted(_CAPITALISED_RUN.findall(who), key=lambda run: -len(run.split()))
+    candidates = [who, *runs]
+    for run in runs:
+        words = run.split()
+        candidates += [" ".join(words[i:]) for i in range(1, len(words))]  # "Daiwa Michael Moran"
+    return list(dict.fromkeys(candidates))
 
 
 def _name_words(who: str) -> list[str]:
@@ -127,6 +134,8 @@ def _speaker_words(library: Library) -> dict[str, set[str]]:
 RESCORED_QUOTES = 40
 # Without a topic ("what did Blair say?") the newest quotes are the ones to show.
 NEWEST_QUOTES = 200
+# Quotes of fewer words than this are scored down (``Tuning.speaker_short_quote_penalty`` a word).
+SHORT_QUOTE_WORDS = 6
 # Articles whose passages rank this high for the whole question count as being about it.
 ARTICLE_CANDIDATES = 48
 
@@ -182,9 +191,9 @@ def rank_quotes(
     sentences = library.store.sentences_by_ids(list(best_sentence.values()))
     context = _context_closeness(library, [s.passage_id for s in sentences.values()], topic_vector, topic_tokens)
     rarity = library.sparse.max_idf(topic_tokens)
-    # The topic's names and numbers are the words people do not paraphrase: a year missing
-    # from the quote's article all but rules the quote out ("touring in 2009" of a 2005 story),
-    # a missing name counts against it.
+    # The topic's names and numbers are the words people do not paraphrase: a year or a name
+    # missing from the quote's article all but rules the quote out ("touring in 2009" of a 2005
+    # story); its other words may be paraphrased freely.
     years = [t for t in search_tokens(topic) if t.isdigit() and len(t) >= 2]
     names = MissingTerms(library, f"about {topic}", names_as_names=True)
     ranked = []
@@ -202,6 +211,9 @@ def rank_quotes(
             + tuning.speaker_context_overlap_weight * around_overlap
             - (tuning.speaker_missing_name_penalty if names.from_article(quote.article_id) else 0.0)
             - (1.0 if years and not set(years) <= library.article_terms.of(quote.article_id) else 0.0)
+            # A few quoted words ("uncharted territory") sit close to any topic they name, but
+            # say less than the sentence the speaker said about it.
+            - tuning.speaker_short_quote_penalty * max(0, SHORT_QUOTE_WORDS - len(quote.text.split()))
         )
         ranked.append(RankedQuote(score, quote, sentence, float(closeness[i]), around, float(article_scores[i])))
     return sorted(ranked, key=lambda item: -item.score)
