@@ -55,8 +55,22 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
+class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """A handler that writes to whatever ``sys.stderr`` is when a record comes, not the one there
+    was at set-up: a caller that replaces stderr (a test harness, a daemon wrapper) and later
+    closes the old one must not turn every later log line into "I/O operation on closed file"."""
+
+    @property  # type: ignore[override]
+    def stream(self):  # type: ignore[no-untyped-def]
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+
 def configure_logging(level: str, secrets: Iterable[str], log_format: str = "text") -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _CurrentStderr()
     if log_format == "json":
         handler.setFormatter(JsonFormatter())
     else:
