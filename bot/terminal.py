@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import TextIO
 
-from retrieval.render import citation_line, format_date
+from retrieval.render import citation_line, format_date, plain
 
 from .cli_output import read_as
 from .platforms.layout import ReplyRenderers
@@ -64,8 +64,9 @@ _RENDERERS: ReplyRenderers[str] = ReplyRenderers(
 
 
 def render(reply: Reply) -> str:
-    """Plain text for any reply (the chat, ``byline ask``, ``search``, ``sources``)."""
-    return _RENDERERS(reply)
+    """Plain text for any reply (the chat, ``byline ask``, ``search``, ``sources``), with control
+    characters dropped: article text carrying ESC sequences (colours, OSC-8 links) stays text."""
+    return plain(_RENDERERS(reply))
 
 
 def chat(

@@ -331,6 +331,16 @@ def test_terminal_text_never_carries_control_sequences() -> None:
         assert "click here" in reply.answer.text
 
 
+def test_every_terminal_reply_drops_control_sequences() -> None:
+    from bot import terminal
+
+    osc_link = "\x1b]8;;https://evil.example\x07click here\x1b]8;;\x07 \x1b[2J\x00"
+    for reply in replies_for(one_piece(text=osc_link, title=osc_link, speaker=osc_link)):
+        text = terminal.render(reply)
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text), type(reply).__name__
+        assert "click here" in text or isinstance(reply, DigestReply)
+
+
 # -- fuzzing -------------------------------------------------------------------------------------
 
 PAYLOADS = st.sampled_from(
