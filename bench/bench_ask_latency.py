@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
             kind = "speaker" if question.kind in ("speaker", "detail_absent") else "other"
             seconds[kind].append(time.perf_counter() - started)
     for kind, values in seconds.items():
+        if not values:
+            continue
         values.sort()
         p50, p95 = statistics.median(values), values[int(0.95 * (len(values) - 1))]
         print(f"{kind:8} questions: p50 {1000 * p50:.1f} ms, p95 {1000 * p95:.1f} ms ({len(values)} asks)")
