@@ -189,8 +189,9 @@ def rank_quotes(
     }
     quotes = library.store.quotes_by_ids(list(best_sentence))
     sentences = library.store.sentences_by_ids(list(best_sentence.values()))
-    context = _context_closeness(library, [s.passage_id for s in sentences.values()], topic_vector, topic_tokens)
     rarity = library.sparse.max_idf(topic_tokens)
+    passages = [s.passage_id for s in sentences.values()]
+    context = _context_closeness(library, passages, topic_vector, topic_tokens, rarity)
     # The topic's names and numbers are the words people do not paraphrase: a year or a name
     # missing from the quote's article all but rules the quote out ("touring in 2009" of a 2005
     # story); its other words may be paraphrased freely.
@@ -252,7 +253,7 @@ def _article_relevance(
 
 
 def _context_closeness(
-    library: Library, passage_ids: list[int], vector: np.ndarray, tokens: list[str]
+    library: Library, passage_ids: list[int], vector: np.ndarray, tokens: list[str], rarity: dict[str, float]
 ) -> dict[int, tuple[float, float]]:
     """Passage id -> (best sentence cosine to the topic, share of the topic's words it has)."""
     sentences = library.store.sentences_of_passages(sorted(set(passage_ids)))
@@ -266,7 +267,6 @@ def _context_closeness(
     for sentence, cosine in zip(sentences, cosines.tolist(), strict=True):
         best[sentence.passage_id] = max(best.get(sentence.passage_id, -1.0), cosine)
         texts.setdefault(sentence.passage_id, []).append(sentence.text)
-    rarity = library.sparse.max_idf(tokens)
     return {pid: (best[pid], _overlap(tokens, rarity, " ".join(texts[pid]))) for pid in best}
 
 
