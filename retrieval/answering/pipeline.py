@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import BadQuestion
 from ..models import Answer, AnswerSpan, SearchHit
 from ..ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
@@ -63,7 +61,7 @@ def answer_question(
         speakers = resolve_speakers(library, question.who)
         if speakers:
             return _speaker_answer(library, question, speakers, tuning)
-        if question.who[:1].islower() and not any(w[:1].isupper() for w in question.who.split()):
+        if not any(w[:1].isupper() for w in question.who.split()):
             # "what did the report say about ...": not a person, a plain question.
             return _fact_answer(library, Question(question.text, "general"), tuning)
         # Never quoted directly: answer only with reported speech of theirs ("Nintendo says ...").
@@ -211,5 +209,4 @@ def _speaker_refusal(
     """Not found on the topic; the closest passages are the person's closest quotes."""
     passages = list(dict.fromkeys(item.best.passage_id for item in ranked[:3]))
     closest = hits(library, [(pid, 0.0) for pid in passages])
-    empty = np.zeros(0, dtype=np.float32)
-    return abstain(library, question, refusal, empty, [], tuning, closest=closest)
+    return abstain(library, question, refusal, None, [], tuning, closest=closest)
