@@ -184,6 +184,9 @@ class Answer:
     # When not answered: the name of the check that refused ("names_absent", "topic_off", ...),
     # so that every abstention can be traced to one rule and measured (see retrieval/answering/).
     refused_by: str = ""
+    # Follow-up questions checked to be answerable from the same articles (retrieval/related.py);
+    # filled in by the service after the answer is composed, empty for ``Library.ask`` itself.
+    related: list[str] = field(default_factory=list)
 
     def citation(self, n: int) -> Citation:
         return self.citations[n - 1]
