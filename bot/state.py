@@ -109,6 +109,32 @@ _MIGRATIONS = [
     CREATE INDEX gaps_created ON gaps(created_at);
     CREATE UNIQUE INDEX gaps_one_vote ON gaps(answer_id, platform, user_id) WHERE kind = 'downvoted';
     """,
+    # Slack installations in many workspaces (bot/slack_installations.py). ``sealed`` is the whole
+    # installation (every token, the webhook URL) encrypted with BYLINE_TOKEN_KEY; only the ids
+    # needed to find it are in the clear. OAuth ``state`` values live until used or expired, and
+    # each channel's workspace is kept so that a digest can be posted with that workspace's token.
+    """
+    CREATE TABLE slack_installations (
+        client_id TEXT NOT NULL,
+        enterprise_id TEXT NOT NULL,
+        team_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        has_bot INTEGER NOT NULL,
+        installed_at REAL NOT NULL,
+        sealed TEXT NOT NULL,
+        PRIMARY KEY (client_id, enterprise_id, team_id, user_id)
+    );
+    CREATE TABLE slack_oauth_states (
+        state TEXT PRIMARY KEY,
+        expires_at REAL NOT NULL
+    );
+    CREATE TABLE slack_channel_teams (
+        channel_id TEXT PRIMARY KEY,
+        enterprise_id TEXT NOT NULL,
+        team_id TEXT NOT NULL,
+        seen_at TEXT NOT NULL
+    );
+    """,
 ]
 
 HISTORY_TURNS = 4
