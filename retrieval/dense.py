@@ -14,6 +14,7 @@ import faiss
 import numpy as np
 
 from .embedder import DIMENSION
+from .ports import IdSet
 
 # One FAISS thread per search: Byline searches one query at a time from each of a few
 # retrieval workers, and OpenMP's thread start-up costs more than it saves on one query
@@ -83,18 +84,45 @@ class DenseIndex:
         if ids:
             self.index.remove_ids(np.asarray(ids, dtype=np.int64))  # type: ignore[arg-type]
 
-    def search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, scores) of the ``k`` nearest sentences, best first."""
-        if self.count() == 0:
+    def search(self, vector: np.ndarray, k: int, within: IdSet | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, scores) of the ``k`` nearest sentences, best first; with ``within``, of those
+        sentences only, by FAISS's search-time ID selector (so a narrow scope still gets ``k``)."""
+        if self.count() == 0 or (within is not None and not len(within)):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        params = None if within is None else self._selected(within)
         threads = faiss.omp_get_max_threads()
         faiss.omp_set_num_threads(SEARCH_THREADS)
         try:
-            scores, ids = self.index.search(vector.reshape(1, -1).astype(np.float32), min(k, self.count()))
+            query = vector.reshape(1, -1).astype(np.float32)
+            scores, ids = self.index.search(query, min(k, self.count()), params=params)
         finally:
             faiss.omp_set_num_threads(threads)
         keep = ids[0] >= 0
         return ids[0][keep], scores[0][keep]
+
+    def _selected(self, within: IdSet) -> faiss.SearchParameters:
+        """Search parameters that keep only ``within``'s ids: a bitmap selector (one bit per id
+        up to the largest, so membership is one lookup), built once per id set."""
+
+        def selector() -> tuple[faiss.IDSelectorBitmap, np.ndarray]:
+            bits = np.packbits(within.mask(int(within.ids[-1]) + 1), bitorder="little")
+            # The selector points into ``bits``: both are kept together in the id set.
+            return faiss.IDSelectorBitmap(int(within.ids[-1]) + 1, faiss.swig_ptr(bits)), bits
+
+        chosen, _ = within.form("faiss-bitmap", selector)
+        if not isinstance(self.index, faiss.IndexIVF):
+            params = faiss.SearchParameters()
+            params.sel = chosen
+            return params
+        # An IVF search visits only ``nprobe`` cells: for a scope of a small share of the library
+        # those cells may hold none of it. Visit more cells the narrower the scope (every cell
+        # once the scope is under about 1/24 of the library), so a scope finds its nearest sentences as the whole
+        # library finds its own; the selector skips the other vectors before any distance.
+        share = min(1.0, len(within) / max(1, self.count()))
+        nprobe = min(self.index.nlist, math.ceil(self.index.nprobe / share))
+        ivf_params = faiss.SearchParametersIVF()
+        ivf_params.sel, ivf_params.nprobe = chosen, nprobe
+        return ivf_params
 
     def vectors(self, ids: list[int]) -> np.ndarray:
         if not ids:

@@ -406,6 +406,7 @@ def _fill_from_entry(draft: ArticleDraft, entry: Any, feed_title: str) -> None:
     draft.author = draft.author or str(entry.get("author", "")).strip()
     draft.published = draft.published or _entry_date(entry)
     draft.source = draft.source or feed_title
+    draft.tags = draft.tags or _entry_tags(entry)
 
 
 def _entry_draft(entry: Any, link: str, feed_title: str) -> ArticleDraft | None:
@@ -427,7 +428,13 @@ def _entry_draft(entry: Any, link: str, feed_title: str) -> ArticleDraft | None:
         url=normalise_url(link) if link else "",
         published=_entry_date(entry),
         author=str(entry.get("author", "")).strip(),
+        tags=_entry_tags(entry),
     )
+
+
+def _entry_tags(entry: Any) -> tuple[str, ...]:
+    """An item's categories (RSS ``<category>``, Atom ``<category term>``), for ``tag:`` scopes."""
+    return tuple(str(t.get("term") or t.get("label") or "") for t in entry.get("tags", []) or [] if hasattr(t, "get"))
 
 
 def _html_paragraphs(html: str) -> str:

@@ -24,9 +24,10 @@ from .atomic import DirectoryLock
 from .dense import DenseIndex
 from .embedder import Embedder
 from .index_files import DENSE_FILE, INDEX_META_FILE, LOCK_FILE, SPARSE_FILE, LoadedIndexes, read_indexes, write_indexes
-from .models import Answer, ArticleDraft, Citation, Paragraph, Passage, SearchHit
+from .models import Answer, Article, ArticleDraft, Citation, Paragraph, Passage, SearchHit
 from .ports import FileKeywordIndex, FileVectorIndex
 from .quotes import RULES_VERSION, extract_quotes
+from .scope import ResolvedScope, Scope, ScopeCache
 from .segment import build_passages
 from .sparse import SparseIndex
 from .sqlite import corrupt_database, is_corruption
@@ -114,6 +115,8 @@ class Library:
         self.lock = threading.RLock()
         self.speakers: dict[str, int] = {}
         self.article_terms = ArticleTerms(store)
+        # Channels' scopes resolved to id sets, reused until the articles change.
+        self.scopes = ScopeCache()
         self.messages: list[str] = []
         # The store generation the in-memory indexes reflect. Another process may move the
         # store past it; ``catch_up`` (and every write, first) brings the indexes level again.
@@ -407,6 +410,7 @@ class Library:
     def _articles_changed(self) -> None:
         self.speakers = self.store.speakers()
         self.article_terms.clear()
+        self.scopes.clear()
 
     # -- questions -----------------------------------------------------------------------
 
@@ -414,15 +418,32 @@ class Library:
         """Load the model and trace the query encoder, so the first question is not slow."""
         self.embedder.encode_one("warm up")
 
-    def ask(self, question: str, history: Sequence[str] = ()) -> Answer:
+    def resolve_scope(self, scope: Scope | None) -> ResolvedScope | None:
+        """A channel's scope as the ids the indexes search within (None: the whole library);
+        cached, so only the first question after a change reads the store."""
+        if scope is None or scope.is_empty():
+            return None
+        return self.scopes.resolve(self.store, scope, self.indexed_generation)
+
+    def ask(self, question: str, history: Sequence[str] = (), scope: Scope | None = None) -> Answer:
+        """Answer from the whole library, or only from ``scope``'s articles."""
         from .answering import answer_question
 
-        return answer_question(self, question, history)
+        return answer_question(self, question, history, scope=self.resolve_scope(scope))
 
-    def search(self, query: str, k: int = 5) -> list[SearchHit]:
+    def search(self, query: str, k: int = 5, scope: Scope | None = None) -> list[SearchHit]:
         from .answering import search_passages
 
-        return search_passages(self, query, k)
+        return search_passages(self, query, k, scope=self.resolve_scope(scope))
+
+    def list_articles(self, offset: int = 0, limit: int = 10, scope: Scope | None = None) -> tuple[list[Article], int]:
+        """A page of articles newest first, of the whole library or of ``scope``, and how many there are."""
+        resolved = self.resolve_scope(scope)
+        if resolved is None:
+            return self.store.list_articles(offset=offset, limit=limit), self.store.article_count()
+        page = resolved.article_ids[offset : offset + limit].tolist()
+        found = self.store.articles(page)
+        return [found[i] for i in page if i in found], resolved.article_count
 
     def citation_for(self, passage: Passage, paragraph: int, n: int) -> Citation:
         article = self.store.article(passage.article_id)

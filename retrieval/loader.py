@@ -19,7 +19,15 @@ SUPPORTED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?P<body>.*?)\r?\n---[ \t]*\r?\n", re.DOTALL)
-_FIELD_ALIASES = {"outlet": "source", "publisher": "source", "date": "published", "headline": "title"}
+_FIELD_ALIASES = {
+    "outlet": "source",
+    "publisher": "source",
+    "date": "published",
+    "headline": "title",
+    "section": "tags",
+    "category": "tags",
+    "categories": "tags",
+}
 
 
 def iter_article_files(paths: Iterable[Path]) -> Iterator[Path]:
@@ -93,7 +101,14 @@ def parse_text_article(text: str, key: str, markdown: bool = False) -> ArticleDr
         url=fields.get("url", ""),
         published=fields.get("published", ""),
         author=fields.get("author", ""),
+        tags=split_tags(fields.get("tags", fields.get("tag", ""))),
     )
+
+
+def split_tags(value: str) -> tuple[str, ...]:
+    """``tags: sport, football`` or ``tags: [sport, football]`` (YAML's flow list) as tags."""
+    value = value.strip().removeprefix("[").removesuffix("]")
+    return tuple(part.strip().strip("\"'") for part in value.split(","))
 
 
 def skip_message(name: str, reason: str) -> str:

@@ -26,6 +26,16 @@ def cap_field(text: str, limit: int = FIELD_LIMIT) -> str:
     return cut.rstrip() + "…"
 
 
+# More tags than this on one article are a keyword dump, not its sections.
+MAX_TAGS = 20
+
+
+def clean_tags(tags: Any) -> tuple[str, ...]:
+    """Tags as stored: stripped, lower-cased, capped, without repeats or empties."""
+    found = dict.fromkeys(cap_field(" ".join(str(t).split()).casefold()) for t in tags or ())
+    return tuple(t for t in found if t)[:MAX_TAGS]
+
+
 @dataclass(frozen=True)
 class Paragraph:
     """A paragraph of an article: its 1-based number and where it lies in the article text."""
@@ -51,11 +61,16 @@ class ArticleDraft:
     url: str = ""
     published: str = ""
     author: str = ""
+    # Sections or tags (front matter ``tags:``, a feed item's categories): lower-cased, each
+    # at most ``FIELD_LIMIT`` characters; a channel's scope can follow them (``scope.py``).
+    tags: tuple[str, ...] = ()
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Capped however the field is set: at construction, or when a feed fills it in later.
         if name in _CAPPED_FIELDS and isinstance(value, str):
             value = cap_field(value)
+        if name == "tags":
+            value = clean_tags(value)
         super().__setattr__(name, value)
 
 

@@ -14,9 +14,52 @@ has no bytes to hand over.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
+
+_Form = TypeVar("_Form")
+
+
+class IdSet:
+    """The ids a search may return (a channel's scope: ``scope.py``), given to ``search`` as
+    ``within`` so that the index filters while it searches, not after its top k (a filter after
+    the top k returns nothing for a scope that holds 1% of the library).
+
+    Each backend turns the ids into its own form once (a FAISS bitmap selector, a boolean mask,
+    a Qdrant filter) and keeps it here: the set is built once per library generation and
+    reused by every question of the channel, so the form is too.
+    """
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self.ids = np.unique(np.asarray(ids, dtype=np.int64))  # sorted, no repeats
+        self._forms: dict[str, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, item: object) -> bool:
+        if not isinstance(item, int | np.integer):
+            return False
+        position = int(np.searchsorted(self.ids, item))
+        return position < len(self.ids) and int(self.ids[position]) == int(item)
+
+    def mask(self, size: int) -> np.ndarray:
+        """A boolean array of ``size`` entries, True at the ids (ids beyond it are left out)."""
+
+        def build() -> np.ndarray:
+            mask = np.zeros(size, dtype=bool)
+            mask[self.ids[self.ids < size]] = True
+            return mask
+
+        return self.form(f"mask:{size}", build)
+
+    def form(self, key: str, build: Callable[[], _Form]) -> _Form:
+        """The backend form named ``key``, built on first use."""
+        if key not in self._forms:
+            self._forms[key] = build()
+        return self._forms[key]  # type: ignore[no-any-return]
 
 
 @runtime_checkable
@@ -46,8 +89,9 @@ class VectorIndex(Protocol):
         """Forget these sentences; ids the index does not hold are ignored."""
         ...
 
-    def search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, cosine scores) of at most ``k`` nearest sentences, nearest first."""
+    def search(self, vector: np.ndarray, k: int, within: IdSet | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, cosine scores) of at most ``k`` nearest sentences, nearest first; with
+        ``within``, the ``k`` nearest of those sentences only (filtered during the search)."""
         ...
 
     def vectors(self, ids: list[int]) -> np.ndarray:
@@ -85,8 +129,9 @@ class KeywordIndex(Protocol):
         """Forget a passage, given the tokens it was indexed with; unknown ids are ignored."""
         ...
 
-    def search(self, tokens: list[str], k: int) -> list[tuple[int, float]]:
-        """(passage id, BM25 score) of at most ``k`` passages with a query term, best first."""
+    def search(self, tokens: list[str], k: int, within: IdSet | None = None) -> list[tuple[int, float]]:
+        """(passage id, BM25 score) of at most ``k`` passages with a query term, best first; with
+        ``within``, the ``k`` best of those passages only (term statistics stay the library's)."""
         ...
 
     def max_idf(self, tokens: list[str]) -> dict[str, float]:

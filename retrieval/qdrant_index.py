@@ -10,6 +10,7 @@ dependency: ``pip install -e '.[cluster]'``.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from qdrant_client.http.exceptions import ApiException
 
 from .embedder import DIMENSION
 from .errors import BylineError
+from .ports import IdSet
 
 SENTENCES = "sentences"
 # Points per upsert request: a server request of 512 384-d vectors is ~1.5 MB of JSON.
@@ -136,12 +138,16 @@ class QdrantIndex:
             selector = models.PointIdsList(points=[int(i) for i in ids])
             self.client.delete(self.collection, points_selector=selector, wait=True)
 
-    def search(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, cosine scores) of the ``k`` nearest sentences, best first."""
-        if k <= 0:
+    def search(self, vector: np.ndarray, k: int, within: IdSet | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, cosine scores) of the ``k`` nearest sentences, best first; with ``within``, of
+        those sentences only, by a ``has_id`` filter that Qdrant applies during its search."""
+        if k <= 0 or (within is not None and not len(within)):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         query = np.asarray(vector, dtype=np.float32).reshape(-1).tolist()
-        points = self.client.query_points(self.collection, query=query, limit=k, with_payload=False).points
+        wanted = None if within is None else within.form("qdrant-filter", partial(_has_ids, within))
+        points = self.client.query_points(
+            self.collection, query=query, limit=k, query_filter=wanted, with_payload=False
+        ).points
         return (
             np.fromiter((int(p.id) for p in points), dtype=np.int64, count=len(points)),
             np.fromiter((p.score for p in points), dtype=np.float32, count=len(points)),
@@ -171,3 +177,10 @@ class QdrantIndex:
             if offset is None:
                 break
         return np.sort(np.asarray(found, dtype=np.int64))
+
+
+def _has_ids(within: IdSet) -> models.Filter:
+    # Points carry no payload, so the filter names the sentence ids themselves (built once per
+    # id set; a scope of a large share of a big library makes a large request, the price of
+    # keeping points payload-free).
+    return models.Filter(must=[models.HasIdCondition(has_id=within.ids.tolist())])

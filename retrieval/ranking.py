@@ -18,6 +18,7 @@ from .text import search_tokens
 
 if TYPE_CHECKING:
     from .library import Library
+    from .scope import ResolvedScope
 
 
 @dataclass(frozen=True)
@@ -114,11 +115,16 @@ def term_rarity(library: Library, tokens: list[str], tuning: Tuning) -> dict[str
     return rarity
 
 
-def _rank_passages(library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning) -> list[tuple[int, float]]:
-    """Passage ids with fused scores: best sentence cosine plus normalised BM25."""
+def _rank_passages(
+    library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning, scope: ResolvedScope | None = None
+) -> list[tuple[int, float]]:
+    """Passage ids with fused scores: best sentence cosine plus normalised BM25; with ``scope``,
+    of the scope's passages only (both indexes filter during their search)."""
     with library.lock:
-        sentence_ids, cosines = library.dense.search(vector, tuning.dense_candidates)
-        sparse_hits = library.sparse.search(tokens, tuning.sparse_candidates)
+        sentence_ids, cosines = library.dense.search(
+            vector, tuning.dense_candidates, within=scope.sentences if scope else None
+        )
+        sparse_hits = library.sparse.search(tokens, tuning.sparse_candidates, within=scope.passages if scope else None)
     best_dense: dict[int, float] = {}
     second_dense: dict[int, float] = {}
     if len(sentence_ids):

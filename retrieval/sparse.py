@@ -15,6 +15,8 @@ from collections import Counter
 
 import numpy as np
 
+from .ports import IdSet
+
 # v2: accents folded in search tokens. v3: an .npz of integer arrays and a JSON header, not a
 # pickle. A file of an older version is rebuilt from the store.
 _FORMAT = "byline-bm25-v3"
@@ -89,9 +91,11 @@ class SparseIndex:
             self._arrays[term] = cached
         return cached
 
-    def search(self, tokens: list[str], k: int) -> list[tuple[int, float]]:
-        """The ``k`` best passages for the query terms, best first."""
-        if not tokens or not self._lengths:
+    def search(self, tokens: list[str], k: int, within: IdSet | None = None) -> list[tuple[int, float]]:
+        """The ``k`` best passages for the query terms, best first; with ``within``, the ``k``
+        best of those passages (masked before the top k is taken; IDF and lengths stay the
+        whole library's, so a passage scores the same in a scope as outside it)."""
+        if not tokens or not self._lengths or (within is not None and not len(within)):
             return []
         count = len(self._lengths)
         average = self._total_length / count
@@ -109,6 +113,8 @@ class SparseIndex:
             touched.append(ids)
         if not touched:
             return []
+        if within is not None:
+            scores *= within.mask(len(scores))
         # Every passage with a query term has a positive score (idf > 0), so the non-zero
         # entries are the candidates; cheaper than de-duplicating the postings.
         candidates = np.flatnonzero(scores)

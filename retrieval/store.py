@@ -131,6 +131,16 @@ _MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
     """,
+    # An article's tags (front matter ``tags:``, a feed item's categories), lower-cased, for the
+    # ``tag:`` entries of a channel's scope (``scope.py``).
+    """
+    CREATE TABLE IF NOT EXISTS article_tags (
+        article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (article_id, tag)
+    );
+    CREATE INDEX IF NOT EXISTS article_tags_tag ON article_tags(tag);
+    """,
 ]
 
 
@@ -385,6 +395,9 @@ class Store(Database):
                 ),
             )
             article_id = int(cursor.lastrowid or 0)
+            connection.executemany(
+                "INSERT OR IGNORE INTO article_tags VALUES (?, ?)", [(article_id, tag) for tag in draft.tags]
+            )
             passage_ids: list[int] = []
             for passage in passages:
                 cursor = connection.execute(

@@ -10,12 +10,14 @@ import numpy as np
 from ..models import Answer, AnswerSpan, Citation, Passage, SearchHit, Sentence
 from ..ranking import Tuning, _rank_passages
 from ..render import render_plain
+from ..scope import articles_phrase
 from .checks import Refusal
 from .citations import Citations
 from .question import Question
 
 if TYPE_CHECKING:
     from ..library import Library
+    from ..scope import ResolvedScope
 
 
 def abstain(
@@ -27,19 +29,21 @@ def abstain(
     tuning: Tuning,
     ranked: list[tuple[int, float]] | None = None,
     closest: list[SearchHit] | None = None,
+    scope: ResolvedScope | None = None,
 ) -> Answer:
-    """The honest "not found" answer, with the closest passages (reusing a ranking if given)."""
+    """The honest "not found" answer, with the closest passages (reusing a ranking if given);
+    in a scoped channel the passages are the scope's and the message names the scope."""
     if closest is None:
         if ranked is None and vector is not None and library.dense.count():
-            ranked = _rank_passages(library, vector, tokens, tuning)
+            ranked = _rank_passages(library, vector, tokens, tuning, scope)
         closest = hits(library, ranked[:3]) if ranked else []
-    count = library.store.article_count()
+    count = scope.article_count if scope is not None else library.store.article_count()
     answer = Answer(
         question=question.text,
         answered=False,
         spans=[],
         citations=[],
-        message=refusal.message or f"I couldn't find that in the {count} article{'s' if count != 1 else ''} I have.",
+        message=refusal.message or f"I couldn't find that in {articles_phrase(library.store, scope)}.",
         closest=closest,
         article_count=count,
         standalone_question=question.standalone,

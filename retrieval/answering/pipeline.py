@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import BadQuestion
 from ..models import Answer, AnswerSpan, SearchHit
 from ..ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
+from ..scope import articles_phrase
 from ..text import search_tokens
 from . import checks
 from .checks import Refusal
@@ -33,6 +34,7 @@ from .speaker import (
 
 if TYPE_CHECKING:
     from ..library import Library
+    from ..scope import ResolvedScope
 
 
 def check_question(question: str) -> None:
@@ -44,47 +46,60 @@ def check_question(question: str) -> None:
         )
 
 
-def search_passages(library: Library, query: str, k: int = 5) -> list[SearchHit]:
-    """The ``k`` best passages for a query, each with the citation it would get."""
+def search_passages(library: Library, query: str, k: int = 5, scope: ResolvedScope | None = None) -> list[SearchHit]:
+    """The ``k`` best passages for a query (of ``scope``'s articles), each with the citation it would get."""
     check_question(query)
     query = parse(query).text
     vector = library.embedder.encode_one(query)
-    return hits(library, _rank_passages(library, vector, search_tokens(query), TUNING)[:k])
+    return hits(library, _rank_passages(library, vector, search_tokens(query), TUNING, scope)[:k])
 
 
 def answer_question(
-    library: Library, raw_question: str, history: Sequence[str] = (), tuning: Tuning = TUNING
+    library: Library,
+    raw_question: str,
+    history: Sequence[str] = (),
+    tuning: Tuning = TUNING,
+    scope: ResolvedScope | None = None,
 ) -> Answer:
     check_question(raw_question)
     question = with_context(parse(raw_question), [h for h in history if h.strip()])
     if question.kind == "speaker":
         speakers = resolve_speakers(library, question.who)
         if speakers:
-            return _speaker_answer(library, question, speakers, tuning)
+            return _speaker_answer(library, question, speakers, tuning, scope)
         if not any(w[:1].isupper() for w in question.who.split()):
             # "what did the report say about ...": not a person, a plain question.
-            return _fact_answer(library, Question(question.text, "general"), tuning)
+            return _fact_answer(library, Question(question.text, "general"), tuning, scope=scope)
         # Never quoted directly: answer only with reported speech of theirs ("Nintendo says ...").
-        return _fact_answer(library, Question(question.text, "general"), tuning, reported=question)
-    return _fact_answer(library, question, tuning)
+        return _fact_answer(library, Question(question.text, "general"), tuning, reported=question, scope=scope)
+    return _fact_answer(library, question, tuning, scope=scope)
 
 
 # -- facts and "who said" ---------------------------------------------------------------------
 
 
-def _fact_answer(library: Library, question: Question, tuning: Tuning, reported: Question | None = None) -> Answer:
+def _fact_answer(
+    library: Library,
+    question: Question,
+    tuning: Tuning,
+    reported: Question | None = None,
+    scope: ResolvedScope | None = None,
+) -> Answer:
     text = question.search_text
     tokens = search_tokens(text)
     vector = library.embedder.encode_one(text)
 
     def refuse(refusal: Refusal, ranked: list[tuple[int, float]] | None = None) -> Answer:
-        return abstain(library, question, refusal, vector, tokens, tuning, ranked=ranked)
+        return abstain(library, question, refusal, vector, tokens, tuning, ranked=ranked, scope=scope)
 
     if library.dense.count() == 0:
         return refuse(Refusal(checks.EMPTY_LIBRARY, "I have no articles yet: add some with `byline ingest PATH`."))
+    if scope is not None and not scope.article_count:
+        message = f"This channel follows articles {scope.scope.describe()}, and I have none of those yet."
+        return refuse(Refusal(checks.EMPTY_LIBRARY, message))
     if checks.NAMES_ABSENT.on(tuning) and names_absent(library, question.text):
         return refuse(Refusal(checks.NAMES_ABSENT))
-    ranked = _rank_passages(library, vector, tokens, tuning)
+    ranked = _rank_passages(library, vector, tokens, tuning, scope)
     scored, _ = _score_sentences(library, ranked, vector, tokens, tuning, question.text)
     if reported is not None:
         scored = [s for s in scored if reports_speech_of(reported.who, s.sentence.text)]
@@ -98,8 +113,7 @@ def _fact_answer(library: Library, question: Question, tuning: Tuning, reported:
                 if s.cosine >= tuning.reported_min_cosine and not names.from_article(s.sentence.article_id)
             ]
         if not scored and checks.NEVER_QUOTED.on(tuning):
-            count = library.store.article_count()
-            message = f"I found nothing {reported.who} said about that in the {count} articles I have."
+            message = f"I found nothing {reported.who} said about that in {articles_phrase(library.store, scope)}."
             return refuse(Refusal(checks.NEVER_QUOTED, message), ranked)
     if question.kind == "who_said":
         return _who_said_answer(library, question, scored, tuning) or refuse(Refusal(checks.NOT_CONFIDENT), ranked)
@@ -160,13 +174,18 @@ def _who_said_answer(library: Library, question: Question, scored: list[_Scored]
 # -- what someone said --------------------------------------------------------------------------
 
 
-def _speaker_answer(library: Library, question: Question, speakers: list[str], tuning: Tuning) -> Answer:
+def _speaker_answer(
+    library: Library, question: Question, speakers: list[str], tuning: Tuning, scope: ResolvedScope | None = None
+) -> Answer:
     ranges = library.store.speaker_quote_ranges(speakers)
+    if scope is not None:
+        ranges = scope.quote_ranges(ranges)
     topic_vector = library.embedder.encode_one(question.topic) if question.topic else None
-    ranked = rank_quotes(library, ranges, question.topic, topic_vector, tuning)
+    ranked = rank_quotes(library, ranges, question.topic, topic_vector, tuning, scope)
     if not ranked:
         vector = library.embedder.encode_one(question.text)
-        return abstain(library, question, Refusal(checks.NO_QUOTES), vector, search_tokens(question.text), tuning)
+        tokens = search_tokens(question.text)
+        return abstain(library, question, Refusal(checks.NO_QUOTES), vector, tokens, tuning, scope=scope)
     if (
         question.topic
         and checks.SPEAKER_TOPIC_ABSENT.on(tuning)
@@ -175,7 +194,7 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
     ):
         # "what did Boris Johnson say about partygate?"
         message = f"I found {question.who}, but nothing about {question.topic} in any article I have."
-        return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_TOPIC_ABSENT, message), tuning)
+        return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_TOPIC_ABSENT, message), tuning, scope)
     on_topic = topic_vector is None or ranked[0].score >= tuning.speaker_min_score
     if not on_topic and not question.topic_optional and checks.SPEAKER_OFF_TOPIC.on(tuning):
         count = articles_in_speaker_quotes(ranges)
@@ -183,7 +202,7 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
             f"I found {question.who} in {count} article{'s' if count != 1 else ''}, "
             f"but nothing they said about {question.topic}. Closest:"
         )
-        return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_OFF_TOPIC, message), tuning)
+        return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_OFF_TOPIC, message), tuning, scope)
     chosen = choose_quotes(ranked, tuning)
     citations = Citations(library)
     spans = []
@@ -204,9 +223,14 @@ def _speaker_answer(library: Library, question: Question, speakers: list[str], t
 
 
 def _speaker_refusal(
-    library: Library, question: Question, ranked: list[RankedQuote], refusal: Refusal, tuning: Tuning
+    library: Library,
+    question: Question,
+    ranked: list[RankedQuote],
+    refusal: Refusal,
+    tuning: Tuning,
+    scope: ResolvedScope | None = None,
 ) -> Answer:
     """Not found on the topic; the closest passages are the person's closest quotes."""
     passages = list(dict.fromkeys(item.best.passage_id for item in ranked[:3]))
     closest = hits(library, [(pid, 0.0) for pid in passages])
-    return abstain(library, question, refusal, None, [], tuning, closest=closest)
+    return abstain(library, question, refusal, None, [], tuning, closest=closest, scope=scope)

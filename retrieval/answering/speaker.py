@@ -25,6 +25,7 @@ from .names import MissingTerms
 
 if TYPE_CHECKING:
     from ..library import Library
+    from ..scope import ResolvedScope
 
 _SPEECH = re.compile(rf"\b(?:{SPEECH_VERBS}|according to)\b")
 # How many words may stand between a name and its speech verb: "Volkswagen, meanwhile, says",
@@ -162,6 +163,7 @@ def rank_quotes(
     topic: str,
     topic_vector: np.ndarray | None,
     tuning: Tuning,
+    scope: ResolvedScope | None = None,
 ) -> list[RankedQuote]:
     """A speaker's quotes, best first. ``ranges`` rows are (quote id, first sentence id, last
     sentence id, partial, article id) from ``Store.speaker_quote_ranges``."""
@@ -179,7 +181,7 @@ def rank_quotes(
     cosines = vectors @ topic_vector
     closeness = np.maximum.reduceat(cosines, starts)
     topic_tokens = search_tokens(topic)
-    relevance, floor = _article_relevance(library, topic_vector, topic_tokens, tuning)
+    relevance, floor = _article_relevance(library, topic_vector, topic_tokens, tuning, scope)
     article_scores = np.array([relevance.get(int(a), floor) for a in article_ids.tolist()])
     first = closeness + tuning.speaker_article_weight * article_scores - 0.1 * partial
     top = np.argsort(-first)[:RESCORED_QUOTES].tolist()
@@ -236,11 +238,11 @@ def _newest(library: Library, ranges: np.ndarray) -> list[RankedQuote]:
 
 
 def _article_relevance(
-    library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning
+    library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning, scope: ResolvedScope | None = None
 ) -> tuple[dict[int, float], float]:
     """Article id -> its best passage's fused score for the topic (the best sentence's cosine plus
     a share of BM25), and the score of an article not among the candidates (the lowest found)."""
-    ranked = _rank_passages(library, vector, tokens, tuning)[:ARTICLE_CANDIDATES]
+    ranked = _rank_passages(library, vector, tokens, tuning, scope)[:ARTICLE_CANDIDATES]
     if not ranked:
         return {}, 0.0
     articles = library.store.article_ids_of_passages([pid for pid, _ in ranked])
