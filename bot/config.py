@@ -48,6 +48,11 @@ class Settings:
     slack_mode: str = "socket"
     slack_api_url: str = "https://slack.com/api/"
     slack_admins: frozenset[str] = frozenset()
+    # OAuth install in many workspaces (bot/slack_oauth.py); empty = the one-workspace token.
+    slack_client_id: str = ""
+    slack_client_secret: str = field(default="", repr=False)
+    slack_redirect_uri: str = ""
+    token_key: str = field(default="", repr=False)
     http_host: str = "127.0.0.1"
     http_port: int = 3000
     discord_token: str = field(default="", repr=False)
@@ -80,6 +85,10 @@ class Settings:
             slack_mode=env.slack_mode,
             slack_api_url=env.slack_api_url.strip() or "https://slack.com/api/",
             slack_admins=_list(env.slack_admins),
+            slack_client_id=env.slack_client_id,
+            slack_client_secret=env.slack_client_secret,
+            slack_redirect_uri=env.slack_redirect_uri.strip(),
+            token_key=env.token_key,
             http_host=env.http_host,
             http_port=env.http_port,
             discord_token=env.discord_token,
@@ -108,7 +117,12 @@ class Settings:
 
     @property
     def slack_enabled(self) -> bool:
-        return bool(self.slack_bot_token)
+        return bool(self.slack_bot_token or self.slack_oauth)
+
+    @property
+    def slack_oauth(self) -> bool:
+        """Installed from /slack/install in any number of workspaces, not run with one token."""
+        return bool(self.slack_client_id)
 
     @property
     def discord_enabled(self) -> bool:
@@ -125,6 +139,6 @@ class Settings:
 
     def secrets(self) -> list[str]:
         """Values that must never appear in a log line or a message."""
-        return [
-            s for s in (self.slack_bot_token, self.slack_app_token, self.slack_signing_secret, self.discord_token) if s
-        ]
+        values = (self.slack_bot_token, self.slack_app_token, self.slack_signing_secret, self.slack_client_secret)
+        keys = tuple(self.token_key.split(","))
+        return [s for s in (*values, *keys, self.discord_token) if s]

@@ -23,7 +23,16 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-SECRET_VARIABLES = frozenset({"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "DISCORD_TOKEN"})
+SECRET_VARIABLES = frozenset(
+    {
+        "SLACK_BOT_TOKEN",
+        "SLACK_APP_TOKEN",
+        "SLACK_SIGNING_SECRET",
+        "SLACK_CLIENT_SECRET",
+        "BYLINE_TOKEN_KEY",
+        "DISCORD_TOKEN",
+    }
+)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _HOSTNAME = re.compile(
     r"^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$"
@@ -99,6 +108,12 @@ class EnvSettings(BaseSettings):
     slack_mode: str = _setting("socket", "BYLINE_SLACK_MODE", "socket or http")
     slack_api_url: str = _setting("https://slack.com/api/", "SLACK_API_URL", "an http(s):// URL")
     slack_admins: str = _setting("", "BYLINE_SLACK_ADMINS", "comma-separated Slack user ids such as U123ABC")
+    # Installing in many workspaces (bot/slack_oauth.py): the app's OAuth credentials, and the
+    # key that seals each workspace's tokens in the state file.
+    slack_client_id: str = _setting("", "SLACK_CLIENT_ID", "the app's Client ID (Basic Information → App Credentials)")
+    slack_client_secret: str = _setting("", "SLACK_CLIENT_SECRET", "the app's Client Secret")
+    slack_redirect_uri: str = _setting("", "SLACK_REDIRECT_URI", "an http(s):// URL ending in /slack/oauth_redirect")
+    token_key: str = _setting("", "BYLINE_TOKEN_KEY", "one or more comma-separated Fernet keys (44 characters each)")
     http_host: str = _setting("127.0.0.1", "BYLINE_HTTP_HOST", "a host name or IP address to listen on")
     http_port: int = _setting(3000, "BYLINE_HTTP_PORT", "a port number from 1 to 65535")
     discord_token: str = _setting("", "DISCORD_TOKEN", "a Discord bot token")
@@ -223,7 +238,39 @@ class EnvSettings(BaseSettings):
                 check_allowlist_entry(entry)
         return value
 
-    @field_validator("slack_bot_token", "slack_app_token", "slack_signing_secret", "discord_token", mode="after")
+    @field_validator("slack_client_id", mode="after")
+    @classmethod
+    def _client_id(cls, value: str) -> str:
+        # Slack's client ids are digits and a dot ("1234567890.1234567890").
+        if value.strip() and not re.fullmatch(r"[0-9]+\.[0-9]+", value.strip()):
+            raise ValueError(value)
+        return value.strip()
+
+    @field_validator("slack_redirect_uri", mode="after")
+    @classmethod
+    def _redirect_uri(cls, value: str) -> str:
+        if value.strip() and not value.strip().endswith("/slack/oauth_redirect"):
+            raise ValueError(value)
+        return _url(value.strip(), ("http", "https")) if value.strip() else value
+
+    @field_validator("token_key", mode="after")
+    @classmethod
+    def _token_key(cls, value: str) -> str:
+        from .token_crypto import key_problem
+
+        keys = ",".join(part.strip() for part in value.split(","))
+        if keys and key_problem(keys):
+            raise ValueError("not a key")
+        return keys
+
+    @field_validator(
+        "slack_bot_token",
+        "slack_app_token",
+        "slack_signing_secret",
+        "slack_client_secret",
+        "discord_token",
+        mode="after",
+    )
     @classmethod
     def _secret(cls, value: str) -> str:
         # A token pasted with a space or a line break inside is never valid, and would only fail
@@ -264,6 +311,35 @@ class EnvSettings(BaseSettings):
                 "SLACK_SIGNING_SECRET is not set: BYLINE_SLACK_MODE=http needs the app's signing secret "
                 "(Basic Information → Signing Secret; see .env.example)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _slack_oauth(self) -> EnvSettings:
+        """Installing in many workspaces needs both credentials, the HTTP transport (Slack sends the
+        installer's browser back to this server) and a key for the tokens it stores."""
+        if not (self.slack_client_id or self.slack_client_secret):
+            return self
+        from .token_crypto import MAKE_A_KEY
+
+        missing = "SLACK_CLIENT_SECRET" if self.slack_client_id else "SLACK_CLIENT_ID"
+        problem = ""
+        if not (self.slack_client_id and self.slack_client_secret):
+            problem = f"{missing} is not set: installing Byline in several workspaces needs both SLACK_CLIENT_ID and "
+            problem += "SLACK_CLIENT_SECRET (Basic Information → App Credentials)"
+        elif self.slack_bot_token:
+            problem = "SLACK_BOT_TOKEN and SLACK_CLIENT_ID are both set: set SLACK_BOT_TOKEN for one workspace, or "
+            problem += "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET to be installed from /slack/install, not both"
+        elif self.slack_mode != "http":
+            problem = "SLACK_CLIENT_ID needs BYLINE_SLACK_MODE=http: Slack sends whoever installs Byline back to "
+            problem += "/slack/oauth_redirect on this server"
+        elif not self.slack_signing_secret:
+            problem = "SLACK_SIGNING_SECRET is not set: BYLINE_SLACK_MODE=http needs the app's signing secret "
+            problem += "(Basic Information → Signing Secret)"
+        elif not self.token_key:
+            problem = "BYLINE_TOKEN_KEY is not set: with SLACK_CLIENT_ID each workspace's tokens are stored "
+            problem += f"encrypted with it. Make one with: {MAKE_A_KEY}"
+        if problem:
+            raise SettingsError(problem + " (see .env.example)")
         return self
 
 

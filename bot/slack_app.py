@@ -12,6 +12,7 @@ served by a threaded WSGI server at ``/slack/events``.
 
 from __future__ import annotations
 
+import contextvars
 import html
 import logging
 import re
@@ -25,7 +26,7 @@ from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from slack_bolt import Ack, App, BoltRequest, BoltResponse, Respond
+from slack_bolt import Ack, App, BoltContext, BoltRequest, BoltResponse, Respond
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_bolt.adapter.wsgi.http_request import WsgiHttpRequest
@@ -48,6 +49,7 @@ from .limits import handler_threads, place_in_line
 from .replies import Reply, TextReply
 from .service import Asker, Service
 from .slack_http_guard import SlackHttpGuard
+from .slack_oauth import NOT_INSTALLED, SlackOAuth, Workspace, current_workspace, serving
 from .slack_render import ACTION_PASSAGES, ACTION_SHARE, ACTION_VOTE_DOWN, ACTION_VOTE_UP, SlackMessage, render
 
 log = logging.getLogger("byline.slack")
@@ -67,6 +69,7 @@ _CHANNEL_HINTS = {
     "is_archived": "the channel is archived",
     "restricted_action": "the workspace does not let Byline post there",
     "missing_scope": "reinstall the app from slack/manifest.yml to grant its scopes",
+    NOT_INSTALLED: "Byline is no longer installed in that channel's workspace (add it again at /slack/install)",
 }
 
 
@@ -94,7 +97,7 @@ def make_client(settings: Settings) -> WebClient:
     """A Web API client at ``SLACK_API_URL`` with Byline's ``retry_handlers``."""
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
     return WebClient(
-        token=settings.slack_bot_token,
+        token=settings.slack_bot_token or None,
         base_url=base_url,
         timeout=30,
         retry_handlers=retry_handlers(),
@@ -188,8 +191,10 @@ class SlackAdapter:
             workers = handler_threads(service.limits)
         self.settings = settings
         self.working_after = working_after
-        self.client = make_client(settings)
-        self.bot_user_id = self._check_token()
+        # Many workspaces (SLACK_CLIENT_ID): each request is answered with its workspace's token.
+        self.oauth = SlackOAuth(settings, service.state, make_client(settings)) if settings.slack_oauth else None
+        self.client = self.oauth.client if self.oauth else make_client(settings)
+        self._bot_user_id = self._check_token() if self.oauth is None else ""
         self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="byline-slack-work")
         self.acks = ThreadPoolExecutor(max_workers=ACK_WORKERS, thread_name_prefix="byline-slack-ack")
         self.app = App(
@@ -203,7 +208,10 @@ class SlackAdapter:
             listener_executor=self.acks,
             # With this on, bolt waits for the listener to finish before replying over HTTP.
             process_before_response=False,
+            **(self.oauth.app_options() if self.oauth else {}),
         )
+        if self.oauth:
+            self.oauth.attach(self.app)
         self.poster = SlackPoster(self.client)
         self.seen_events = _RecentIds(SEEN_EVENTS)
         self._register()
@@ -222,6 +230,12 @@ class SlackAdapter:
                 "check SLACK_API_URL."
             ) from None
         return str(result.get("user_id", ""))
+
+    @property
+    def bot_user_id(self) -> str:
+        """Byline's user id in the workspace being answered (one per workspace when installed in many)."""
+        workspace = current_workspace()
+        return workspace.bot_user_id if workspace is not None else self._bot_user_id
 
     def close(self) -> None:
         self.work.shutdown(wait=False, cancel_futures=True)
@@ -244,7 +258,9 @@ class SlackAdapter:
     def _acked(self, work: Work) -> Callable[..., None]:
         """A bolt listener that acks at once and queues ``work(body, respond)`` on the work pool."""
 
-        def listener(ack: Ack, body: dict[str, Any], respond: Respond, request: BoltRequest) -> None:
+        def listener(
+            ack: Ack, body: dict[str, Any], respond: Respond, request: BoltRequest, context: BoltContext
+        ) -> None:
             ack()
             # Slack redelivers an event it thinks timed out; we acked the first one at once and
             # are answering it, so a second answer would only be a duplicate.
@@ -255,13 +271,15 @@ class SlackAdapter:
             if redelivered or (event_id and not self.seen_events.first_time(event_id)):
                 log.info("Slack: skipped a redelivered event (%s).", event_id or "?")
                 return
-            self.work.submit(self._run, work, body, respond)
+            workspace = self.oauth.workspace(context) if self.oauth else None
+            self.work.submit(self._run, work, body, respond, workspace)
 
         return listener
 
-    def _run(self, work: Work, body: dict[str, Any], respond: Respond) -> None:
+    def _run(self, work: Work, body: dict[str, Any], respond: Respond, workspace: Workspace | None = None) -> None:
         try:
-            work(body, respond)
+            with serving(workspace):
+                work(body, respond)
         except Exception:
             # A future swallows exceptions; log it so a failing handler is never silent.
             log.exception("Slack: handling a %s failed.", body.get("type") or body.get("command") or "request")
@@ -337,7 +355,8 @@ class SlackAdapter:
                     return
                 state["added"] = self._react("reactions_add", channel, ts)
 
-        timer = threading.Timer(self.working_after, add)
+        # The timer's thread sees this request's workspace too (its token, for the reaction).
+        timer = threading.Timer(self.working_after, contextvars.copy_context().run, (add,))
         timer.daemon = True
         timer.start()
         try:
@@ -440,7 +459,12 @@ class SlackAdapter:
         Requests pass ``SlackHttpGuard`` (length, timestamp, signature, replay, shape) before bolt;
         ``/healthz`` and ``/metrics`` are answered beside it.
         """
-        guarded = SlackHttpGuard(_BoltWsgi(self.app, EVENTS_PATH), self.settings.slack_signing_secret, EVENTS_PATH)
+        guarded = SlackHttpGuard(
+            _BoltWsgi(self.app, EVENTS_PATH),
+            self.settings.slack_signing_secret,
+            EVENTS_PATH,
+            browser_paths=self.oauth.paths if self.oauth else (),
+        )
         from .health import HEALTH  # /healthz and /metrics share this port (the same BYLINE_HTTP_PORT)
 
         server = make_server(

@@ -17,6 +17,10 @@ without a traceback:
 
 Only then is the request handed on, with the bytes already read. One line per refused request is
 logged, at most once a second per source address, and never the body.
+
+The exception is ``browser_paths`` (the OAuth install pages, ``bot/slack_oauth.py``): a person's
+browser opens them, so they carry no Slack signature; they are handed on for a ``GET`` with no
+body, and refused for anything else.
 """
 
 from __future__ import annotations
@@ -175,6 +179,7 @@ class SlackHttpGuard:
         clock: Callable[[], float] = time.time,
         max_body: int = MAX_BODY,
         read_deadline: float = READ_DEADLINE_S,
+        browser_paths: Iterable[str] = (),
     ) -> None:
         if not signing_secret:
             raise ValueError("the Slack HTTP endpoint needs a signing secret")
@@ -184,6 +189,7 @@ class SlackHttpGuard:
         self.clock = clock
         self.max_body = max_body
         self.read_deadline = read_deadline
+        self.browser_paths = frozenset(browser_paths)
         self.ledger = SignatureLedger()
         self.refusals = RefusalLog()
 
@@ -193,12 +199,16 @@ class SlackHttpGuard:
             if outcome.status != 200:
                 self.refusals.refused(str(environ.get("REMOTE_ADDR", "?")), outcome, time.monotonic())
             return _answer(start_response, outcome)
+        if isinstance(outcome, _BrowserPage):
+            return self.app(environ, start_response)
         environ["wsgi.input"] = io.BytesIO(outcome)
         environ["CONTENT_LENGTH"] = str(len(outcome))
         return self.app(environ, start_response)
 
-    def _check(self, environ: WSGIEnvironment) -> Refusal | bytes:
+    def _check(self, environ: WSGIEnvironment) -> Refusal | bytes | _BrowserPage:
         """The request's body if it may go on to bolt, or why not."""
+        if environ.get("PATH_INFO", "") in self.browser_paths:
+            return _browser_request(environ)
         if environ.get("PATH_INFO", "") != self.path:
             return Refusal(404, f"only {self.path} is served here")
         if environ.get("REQUEST_METHOD") != "POST":
@@ -255,6 +265,22 @@ class SlackHttpGuard:
         except TimeoutError:
             return Refusal(408, "the body stopped arriving")
         return b"".join(parts)
+
+
+class _BrowserPage:
+    """Stands for "a browser's page request: hand it on as it is"."""
+
+
+_BROWSER = _BrowserPage()
+
+
+def _browser_request(environ: WSGIEnvironment) -> Refusal | _BrowserPage:
+    """An install page opened in a browser: a ``GET`` without a body, or refused."""
+    if environ.get("REQUEST_METHOD") != "GET":
+        return Refusal(405, "only GET is accepted here (open this page in a browser)", (("Allow", "GET"),))
+    if environ.get("HTTP_TRANSFER_ENCODING") or str(environ.get("CONTENT_LENGTH", "") or "0").strip() not in {"", "0"}:
+        return Refusal(400, "a page request has no body")
+    return _BROWSER
 
 
 def _declared_length(environ: WSGIEnvironment, limit: int) -> int | Refusal:

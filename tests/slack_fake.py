@@ -3,11 +3,20 @@ websocket server, all on 127.0.0.1 with ports chosen by the OS.
 
 It records every call so that tests can assert on what reached "Slack" (channel, thread,
 blocks, ephemeral or public) and can make methods fail (bad tokens, missing channels, 429s).
+
+For installs in many workspaces it plays Slack's side of OAuth v2: ``approve`` stands for a
+person clicking "Allow" on Slack's authorize page (it returns the code Slack would send back),
+``oauth.v2.access`` swaps that code, once, for a new bot token of that workspace, and
+``auth.test`` answers for each such token with its own workspace; ``uninstall`` revokes them.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import itertools
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +30,21 @@ from websockets.sync.server import ServerConnection, serve
 BOT_USER = "UBOT"
 BOT_ID = "BBOT"
 TEAM = "T0001"
+CLIENT_ID = "1111111111.2222222222"
+CLIENT_SECRET = "fake-client-secret-0123456789abcdef"
+
+
+@dataclass
+class FakeWorkspace:
+    """A workspace Byline was installed in through the fake's OAuth, with its own bot token."""
+
+    team_id: str
+    team_name: str
+    installer: str
+    bot_token: str
+    bot_user_id: str
+    bot_id: str
+    scopes: str
 
 
 @dataclass
@@ -49,6 +73,9 @@ class FakeSlack:
     # Method (or "response:NAME") -> how many of its next calls answer 500 and are not done.
     server_errors: dict[str, int] = field(default_factory=dict)
     socket: FakeSocketMode | None = None
+    # OAuth: codes issued by ``approve`` (each works once) and the workspaces installed by them.
+    codes: dict[str, FakeWorkspace] = field(default_factory=dict)
+    workspaces: dict[str, FakeWorkspace] = field(default_factory=dict)  # by bot token
 
     def __post_init__(self) -> None:
         self._changed = threading.Condition()
@@ -77,6 +104,35 @@ class FakeSlack:
 
     def response_url(self, name: str) -> str:
         return f"{self.base}/response/{name}"
+
+    def approve(self, team_id: str, team_name: str, installer: str = "UINSTALLER", scopes: str = "") -> str:
+        """Someone allowed the install on Slack's authorize page: the code Slack redirects back with."""
+        number = next(_WORKSPACE_NUMBERS)
+        workspace = FakeWorkspace(
+            team_id=team_id,
+            team_name=team_name,
+            installer=installer,
+            bot_token=f"xoxb-{team_id}-{secrets.token_hex(12)}",
+            bot_user_id=f"UBOT{number}",
+            bot_id=f"BBOT{number}",
+            scopes=scopes,
+        )
+        code = f"code-{secrets.token_hex(8)}"
+        with self._changed:
+            self.codes[code] = workspace
+        return code
+
+    def workspace(self, team_id: str) -> FakeWorkspace:
+        """The (latest) installation in ``team_id``."""
+        with self._changed:
+            return [w for w in self.workspaces.values() if w.team_id == team_id][-1]
+
+    def uninstall(self, team_id: str) -> None:
+        """The app was removed from the workspace: its tokens stop working."""
+        with self._changed:
+            for token, workspace in list(self.workspaces.items()):
+                if workspace.team_id == team_id:
+                    self.bad_tokens.add(token)
 
     def close(self) -> None:
         self.server.shutdown()
@@ -162,8 +218,19 @@ class FakeSlack:
             self._changed.notify_all()
 
     def _answer(self, method: str, params: dict[str, Any], token: str) -> dict[str, Any]:
+        if method == "oauth.v2.access":
+            return self._oauth_access(params, token)
         if token in self.bad_tokens:
             return {"ok": False, "error": "invalid_auth"}
+        if not token:
+            return {"ok": False, "error": "not_authed"}
+        installed = self.workspaces.get(token)
+        if method == "auth.test" and installed is not None:
+            return {
+                "ok": True, "url": f"https://{installed.team_id.lower()}.fake.slack.com/", "team": installed.team_name,
+                "user": "byline", "team_id": installed.team_id, "user_id": installed.bot_user_id,
+                "bot_id": installed.bot_id,
+            }  # fmt: skip
         if method == "auth.test":
             return {
                 "ok": True, "url": "https://fake.slack.com/", "team": "Fake", "user": "byline",
@@ -185,6 +252,26 @@ class FakeSlack:
             return {"ok": True, "message_ts": "1700000000.999999"}
         return {"ok": True}
 
+    def _oauth_access(self, params: dict[str, Any], authorization: str) -> dict[str, Any]:
+        """``oauth.v2.access``: the app's credentials (HTTP Basic, as slack_sdk sends them) and a code."""
+        try:
+            pair = base64.b64decode(authorization.removeprefix("Basic ")).decode()
+        except (binascii.Error, UnicodeDecodeError):
+            pair = ""
+        if pair != f"{CLIENT_ID}:{CLIENT_SECRET}":
+            return {"ok": False, "error": "invalid_client_id"}
+        with self._changed:
+            workspace = self.codes.pop(str(params.get("code", "")), None)
+            if workspace is None:
+                return {"ok": False, "error": "invalid_code"}
+            self.workspaces[workspace.bot_token] = workspace
+        return {
+            "ok": True, "app_id": "A0001", "authed_user": {"id": workspace.installer}, "scope": workspace.scopes,
+            "token_type": "bot", "access_token": workspace.bot_token, "bot_user_id": workspace.bot_user_id,
+            "team": {"id": workspace.team_id, "name": workspace.team_name}, "enterprise": None,
+            "is_enterprise_install": False,
+        }  # fmt: skip
+
     @staticmethod
     def _reply(
         request: BaseHTTPRequestHandler,
@@ -200,6 +287,9 @@ class FakeSlack:
             request.send_header(name, value)
         request.end_headers()
         request.wfile.write(body)
+
+
+_WORKSPACE_NUMBERS = itertools.count(1)
 
 
 class FakeSocketMode:
