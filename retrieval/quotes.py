@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from .entities import not_people
 from .models import Paragraph
-from .people import NAME, NOT_PERSON_WORDS, ROLE_NOUNS, SPEECH_VERBS, People
+from .people import NAME, NOT_PERSON_WORDS, ROLE_NOUNS, SPEECH_VERBS, People, is_title_word
 from .text import STOPWORDS
 
 # "the company said": an organisation, never resolved to a person.
@@ -23,7 +24,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 5
+RULES_VERSION = 6
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -46,8 +47,9 @@ _CHUNK_NAME = re.compile(rf"^{_LOWER_WORDS}(?P<speaker>{NAME})$")
 # Attribution before an opening mark: `Ms Hewitt said: "`, `He told the BBC: "`.
 # An apposition may sit between the name and the verb: `David Cameron, MP for Witney, added: "`,
 # unless it is itself the name: `The Shadow Secretary for the Family, Theresa May, said: "`.
+# A post-nominal stays outside the name: `Peter Ainsworth MP, said: "`.
 _BEFORE = re.compile(
-    rf"{_SPEAKER}(?:,\s+(?!(?:{NAME}),)[^,:;\"“”]{{1,80}},)?,?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}"
+    rf"{_SPEAKER}(?:\s+(?:MP|MEP|MSP|QC|AM))?(?:,\s+(?!(?:{NAME}),)[^,:;\"“”]{{1,80}},)?,?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}"
     rf"(?:\s+[^:\"“”]{{0,80}}?)?\s*[:,]\s*$"
 )
 # A sentence that introduces a quote with a colon: `He also praised the film director: "`.
@@ -73,6 +75,10 @@ _UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
 _SAYING = re.compile(
     r"\b(?:saying|said|says|told|calling|called|describing|described|adding|warned|claimed|insisted)\b"
 )
+
+
+# Where an affiliation starts after a name: "Kirsten Pfeifer from the CEA", "Sarkozy of France".
+_BEFORE_AFFILIATION = re.compile(r"\s+(?:quoted|speaking|told|at|of|for|from|in|on|who|with)\s")
 
 
 @dataclass(frozen=True)
@@ -166,8 +172,11 @@ class _Attributor:
         self.text = text
         self.paragraph_of = {p.number: p for p in paragraphs}
         self.segments = segments
+        self.not_people = not_people(text, paragraphs)
         named = [self._explicit(s) for s in segments]
-        self.people = People(text, [w for w, _, _ in named if w and w[0].isupper() and not _is_description(w)])
+        self.people = People(
+            text, [w for w, _, _ in named if w and w[0].isupper() and not _is_description(w)], self.not_people
+        )
         self.explicit = named
 
     def _explicit(self, segment: _Segment) -> tuple[str, str, int]:
@@ -205,6 +214,9 @@ class _Attributor:
             # `The woman's lawyer, Dolores M Troiani, said`: the name is in the apposition.
             chunk = (match.group(group) or "").strip()
             speaker = self._speaker_in(chunk) if chunk else ""
+            if not speaker and chunk:
+                # `Nicolas Sarkozy of France said he …`: the person before "of France".
+                speaker = self._speaker_in(_BEFORE_AFFILIATION.split(chunk)[0])
             if speaker:
                 return speaker, start + match.start(group) + max(0, match.group(group).find(speaker))
         return None
@@ -223,7 +235,7 @@ class _Attributor:
             chunk = match.group("chunk").strip()
             head = re.split(r",\s+", chunk)[0].strip()
             # The person before "from the Consumer Electronics Association", not the organisation.
-            for candidate in (re.split(r"\s+(?:quoted|speaking|told|at|of|for|from|in|on|who|with)\s", head)[0], head):
+            for candidate in (_BEFORE_AFFILIATION.split(head)[0], head):
                 speaker = self._speaker_in(candidate)
                 if speaker:
                     return speaker, "after", start + after.find(speaker)
@@ -245,8 +257,12 @@ class _Attributor:
 
     def _plausible(self, written: str) -> bool:
         """Reject a capitalised ordinary word ("Earlier", "The") taken for a name."""
-        if " " in written.strip() or re.fullmatch(_PRONOUN, written):
+        if re.fullmatch(_PRONOUN, written):
             return True
+        if " " in written.strip():
+            return True
+        if is_title_word(written.strip()):
+            return False  # "Chairman of the Environmental Audit Committee Peter Ainsworth MP said:"
         word = written.strip().lower()
         if word in STOPWORDS or word in NOT_PERSON_WORDS:
             return False
@@ -273,7 +289,7 @@ class _Attributor:
             if not resolved and written.split()[-1].lower() in ORGANISATION_ROLES:
                 return ""  # "the company said": an organisation we cannot name; no guess
             return resolved or written
-        return self.people.canonical(written, at)
+        return self.people.canonical(self.not_people.person_inside(written) or written, at)
 
     def _recent_description(self, before: int) -> tuple[str, int] | None:
         """The latest unnamed speaker ("A spokesman for the BPI said") shortly before ``before``."""

@@ -214,3 +214,40 @@ def test_every_quote_in_a_sample_of_bbc_articles_is_verbatim() -> None:
         for quote in found:
             assert text[quote.start : quote.end] == quote.text, path
             assert quote.text.strip() == quote.text
+
+
+# -- the NER model's veto, and the patterns found by the natural questions --------------------------------
+
+
+def test_an_organisation_in_subject_position_is_not_the_speaker_of_he_said() -> None:
+    text = (
+        "David Cummings, head of UK equities for Standard Life Investments, said he believed the bid "
+        "would succeed.\n\n"
+        '"I do not think there is anything that the fans can do about it," he told the BBC.'
+    )
+    assert speaker_of(quotes_of(text), "I do not think") == "David Cummings"
+
+
+def test_a_company_named_after_the_person_does_not_take_their_pronoun() -> None:
+    text = (
+        "Mr Chernin, however, told the FT that News Corp was finding it difficult to identify a target. "
+        '"We are struggling with the gap between companies like these," he explained during a conference.'
+    )
+    assert speaker_of(quotes_of(text), "We are struggling") == "Chernin"
+
+
+def test_a_job_title_and_a_committee_before_the_name_are_not_the_speaker() -> None:
+    text = (
+        "Chairman of the Environmental Audit Committee Peter Ainsworth MP, said: "
+        '"The policy is an alarming example of disjointed thinking."'
+    )
+    assert speaker_of(quotes_of(text), "The policy is") == "Peter Ainsworth"
+
+
+def test_an_affiliation_between_name_and_verb_keeps_the_name_the_subject() -> None:
+    text = (
+        'The ministers\' comments, said Junya Tanase of JPMorgan Chase bank in Tokyo, were "too weak".\n\n'
+        "Nicolas Sarkozy of France said he and his colleagues were unanimous in their worry. "
+        '"We are concerned about these developments, which are destabilising," he said.'
+    )
+    assert speaker_of(quotes_of(text), "We are concerned") == "Nicolas Sarkozy"
