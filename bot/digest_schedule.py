@@ -26,10 +26,12 @@ from croniter import CroniterError, croniter
 from retrieval.digest import added_at_text, build_digest, parse_added_at
 from retrieval.library import Library
 from retrieval.models import Digest
+from retrieval.scope import ResolvedScope
 
 from .delivery import DeliveryError, Poster
 from .digest_store import EMPTY, FAILED, SENDING, SENT, DigestStore, Subscription
 from .replies import DigestReply
+from .scope_commands import scope_of_channel
 from .service import shown
 
 log = logging.getLogger("byline.digest")
@@ -278,7 +280,8 @@ class DigestScheduler:
         )
         if run_id is None:
             return None  # claimed already (another pass or process): never post twice
-        digest = build_digest(self.library, channel, since, now, now, zone=schedule.zone, late=late)
+        scope = self._scope(platform, channel)
+        digest = build_digest(self.library, channel, since, now, now, zone=schedule.zone, late=late, scope=scope)
         if not digest.stories and not subscription.always:
             self.store.finish(run_id, EMPTY)
             return RunOutcome(platform, channel, due, EMPTY, late, 0)
@@ -305,12 +308,17 @@ class DigestScheduler:
         if since is None:
             last = self.store.last_delivered(platform, channel_id)
             since = parse_added_at(last.until) if last else now - timedelta(days=1)
-        digest = build_digest(self.library, channel_id, since, now, now, zone=zone)
+        scope = self._scope(platform, channel_id)
+        digest = build_digest(self.library, channel_id, since, now, now, zone=zone, scope=scope)
         # Recorded so that the next `/digest now` continues from here (the caller posts it).
         run_id = self.store.claim(platform, channel_id, "on_demand", added_at_text(now), digest.since, digest.until)
         if run_id is not None:
             self.store.finish(run_id, SENT if digest.stories else EMPTY, digest.article_count)
         return digest
+
+    def _scope(self, platform: str, channel_id: str) -> ResolvedScope | None:
+        """The channel's scope (``/scope``): its digest holds only the scope's articles."""
+        return self.library.resolve_scope(scope_of_channel(self.store.state, platform, channel_id))
 
     # -- the loop ------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from .discord_views import (
     interaction_asker,
     interaction_queue_notice,
     send_reply,
+    thread_parent,
     view_for,
 )
 from .ingest_commands import ingest_upload, upload_refusal
@@ -169,7 +170,12 @@ class BylineClient(discord.Client):
                 return
             question, key = trigger
             asker = Asker(
-                "discord", str(message.author.id), str(message.channel.id), self._is_admin(message.author), key
+                "discord",
+                str(message.author.id),
+                str(message.channel.id),
+                self._is_admin(message.author),
+                key,
+                parent_channel=thread_parent(message.channel),
             )
             queued = self._queue_notice(message)
             async with message.channel.typing():
@@ -394,12 +400,12 @@ def register_commands(client: BylineClient) -> None:
     @tree.command(name="search", description="The article passages that best match a query")
     @app_commands.describe(query="Words to look for, e.g. Kompany injury")
     async def search(interaction: discord.Interaction[Any], query: app_commands.Range[str, 1, 500]) -> None:
-        await slash(interaction, "search", lambda asker: service.search(query), defer=True)
+        await slash(interaction, "search", lambda asker: service.search(query, asker), defer=True)
 
     @tree.command(name="sources", description="The articles Byline knows, newest first")
     @app_commands.describe(page="Page number (default 1)")
     async def sources(interaction: discord.Interaction[Any], page: app_commands.Range[int, 1, 100000] = 1) -> None:
-        await slash(interaction, "sources", lambda asker: service.sources_page(page), defer=False)
+        await slash(interaction, "sources", lambda asker: service.sources_page(page, asker), defer=False)
 
     @tree.command(name="help", description="What Byline can do and how to ask")
     async def help_(interaction: discord.Interaction[Any]) -> None:
@@ -497,6 +503,27 @@ def register_commands(client: BylineClient) -> None:
         await run_digest(interaction, "status", True)
 
     tree.add_command(digest)
+
+    scope = app_commands.Group(name="scope", description="Which sources answer in this channel")
+
+    def run_scope(interaction: discord.Interaction[Any], args: str) -> Any:
+        work = lambda asker: service.run_command(f"/scope {args}", asker)  # noqa: E731
+        return slash(interaction, "scope", work, defer=False, private=True)
+
+    @scope.command(name="add", description="Answer here only from these sources (needs Manage Channels)")
+    @app_commands.describe(entries="feed:URL, outlet:NAME, tag:NAME or since:30d; several: outlet:BBC Sport since:30d")
+    async def scope_add(interaction: discord.Interaction[Any], entries: app_commands.Range[str, 1, 1000]) -> None:
+        await run_scope(interaction, f"add {entries}")
+
+    @scope.command(name="show", description="What this channel follows, and how many articles that is")
+    async def scope_show(interaction: discord.Interaction[Any]) -> None:
+        await run_scope(interaction, "show")
+
+    @scope.command(name="clear", description="Answer here from every source again (needs Manage Channels)")
+    async def scope_clear(interaction: discord.Interaction[Any]) -> None:
+        await run_scope(interaction, "clear")
+
+    tree.add_command(scope)
 
 
 async def download_attachment(file: discord.Attachment) -> bytes | TextReply:

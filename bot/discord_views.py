@@ -49,7 +49,14 @@ def interaction_asker(interaction: discord.Interaction[Any], conversation: str =
     is_admin = user_id in admins_of(interaction) or (
         interaction.guild_id is not None and (perms.manage_channels or perms.manage_guild or perms.administrator)
     )
-    return Asker("discord", user_id, str(interaction.channel_id or ""), is_admin, conversation)
+    channel = str(interaction.channel_id or "")
+    return Asker("discord", user_id, channel, is_admin, conversation, parent_channel=thread_parent(interaction.channel))
+
+
+def thread_parent(channel: object) -> str:
+    """The channel a thread belongs to ("" for a channel): a thread answers with its channel's scope."""
+    parent = getattr(channel, "parent_id", None) if isinstance(channel, discord.Thread) else None
+    return str(parent) if parent else ""
 
 
 # -- buttons -------------------------------------------------------------------------------

@@ -19,11 +19,13 @@ from retrieval.errors import BylineError
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Citation, Passage, SearchHit
 from retrieval.removal import Removal, remove_articles
+from retrieval.scope import Scope
 
 from .autoreply import autoreply_command
 from .gaps import GapStore, gaps_command
 from .limits import LimitSettings, QueueFull, RateLimiter, RetrievalPool, retry_phrase
 from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from .scope_commands import ScopeCommand, channel_scope
 from .state import STATE_FILE, BotState
 
 if TYPE_CHECKING:
@@ -65,6 +67,8 @@ class Asker:
     channel_id: str = ""
     is_admin: bool = False
     conversation: str = ""
+    # The channel a thread belongs to (Discord threads have their own ids): its scope applies.
+    parent_channel: str = ""
 
 
 @dataclass
@@ -143,6 +147,15 @@ class Service:
         )
         self.register(
             Command(
+                "scope",
+                "/scope add ENTRY…|show|clear",
+                "which sources answer in this channel: feed:URL, outlet:NAME, tag:NAME, since:30d "
+                "(Slack: /byline scope; changing it is for admins)",
+                ScopeCommand(self.library, self.state),
+            )
+        )
+        self.register(
+            Command(
                 "remove",
                 "/remove ARTICLE…",
                 "remove articles by id, URL or key, logged in the audit log (admins only)",
@@ -205,11 +218,11 @@ class Service:
     def _search_command(self, args: str, asker: Asker) -> Reply:
         if not args:
             return TextReply("Usage: `/search QUERY`, e.g. `/search Kompany injury`", private=True, error=True)
-        return self.search(args)
+        return self.search(args, asker)
 
     def _sources_command(self, args: str, asker: Asker) -> Reply:
         if not args:
-            return self.sources(1)
+            return self.sources(1, asker)
         # ASCII digits only: str.isdigit() is also true of "²", which int() cannot read.
         if not re.fullmatch(r"[0-9]+", args) or len(args.lstrip("0")) > MAX_PAGE_DIGITS:
             return TextReply(
@@ -218,7 +231,7 @@ class Service:
                 private=True,
                 error=True,
             )
-        return self.sources_page(int(args))
+        return self.sources_page(int(args), asker)
 
     def _remove_command(self, args: str, asker: Asker) -> Reply:
         references = args.split()
@@ -237,12 +250,17 @@ class Service:
             return TextReply(f"Could not remove it: {error}", private=True, error=True)
         return removal_reply(removal)
 
-    def _source_pages(self) -> int:
-        return max(1, math.ceil(self.library.store.article_count() / SOURCES_PAGE_SIZE))
+    def _source_pages(self, asker: Asker | None = None) -> int:
+        _, total = self.library.list_articles(0, 0, self._scope(asker))
+        return max(1, math.ceil(total / SOURCES_PAGE_SIZE))
 
-    def sources_page(self, page: int) -> Reply:
+    def _scope(self, asker: Asker | None) -> Scope | None:
+        """The scope of the asker's channel (None: the whole library answers there)."""
+        return channel_scope(self.state, asker) if asker is not None else None
+
+    def sources_page(self, page: int, asker: Asker | None = None) -> Reply:
         """``sources(page)`` for a page a user asked for: one outside 1..pages says the range."""
-        pages = self._source_pages()
+        pages = self._source_pages(asker)
         if not 1 <= page <= pages:
             only = "There is only 1 page" if pages == 1 else f"There are {pages} pages"
             return TextReply(
@@ -250,7 +268,7 @@ class Service:
                 private=True,
                 error=True,
             )
-        return self.sources(page)
+        return self.sources(page, asker)
 
     # -- the work ------------------------------------------------------------------------
 
@@ -269,8 +287,9 @@ class Service:
         if wait:
             return TextReply(f"You're asking fast — try again in {retry_phrase(wait)}.", private=True, error=True)
         history = self.state.history(asker.conversation) if asker.conversation else []
+        scope = self._scope(asker)
         try:
-            answer = self.pool.run(lambda: self.library.ask(question, history), on_queued)
+            answer = self.pool.run(lambda: self.library.ask(question, history, scope=scope), on_queued)
         except QueueFull:
             return TextReply("Byline is very busy right now — please try again in a minute.", private=True, error=True)
         except BylineError as error:
@@ -278,28 +297,32 @@ class Service:
         answer_id = self.state.save_answer(asker.platform, asker.user_id, question, answer.to_json())
         if not answer.answered:
             # Kept for /gaps: what people asked that the articles could not answer.
-            GapStore(self.state).record_abstention(asker, answer_id, answer)
+            GapStore(self.state).record_abstention(asker, answer_id, answer, " ".join(scope.entries()) if scope else "")
         if asker.conversation:
             # The standalone form, so a follow-up to a follow-up still has the whole context.
             self.state.remember(asker.conversation, answer.standalone_question or question)
         return AnswerReply(answer, answer_id)
 
-    def search(self, query: str) -> Reply:
+    def search(self, query: str, asker: Asker | None = None) -> Reply:
+        """The best passages for a query, of the asker's channel scope when it has one."""
         query = clean_input(query).strip()
         if not query:
             return TextReply("Usage: `/search QUERY`, e.g. `/search Kompany injury`", private=True, error=True)
+        scope = self._scope(asker)
         try:
-            return SearchReply(query, self.pool.run(lambda: self.library.search(query, SEARCH_RESULTS)))
+            return SearchReply(query, self.pool.run(lambda: self.library.search(query, SEARCH_RESULTS, scope=scope)))
         except QueueFull:
             return TextReply("Byline is very busy right now — please try again in a minute.", private=True, error=True)
         except BylineError as error:
             return TextReply(str(error), private=True, error=True)
 
-    def sources(self, page: int = 1) -> Reply:
-        total = self.library.store.article_count()
+    def sources(self, page: int = 1, asker: Asker | None = None) -> Reply:
+        """A page of the articles, newest first: in a scoped channel, the scope's articles."""
+        scope = self._scope(asker)
+        _, total = self.library.list_articles(0, 0, scope)
         pages = max(1, math.ceil(total / SOURCES_PAGE_SIZE))
         page = min(max(1, page), pages)
-        articles = self.library.store.list_articles(offset=(page - 1) * SOURCES_PAGE_SIZE, limit=SOURCES_PAGE_SIZE)
+        articles, total = self.library.list_articles((page - 1) * SOURCES_PAGE_SIZE, SOURCES_PAGE_SIZE, scope)
         return SourcesReply(articles, page, pages, total)
 
     def passages(self, answer_id: str) -> PassagesReply:

@@ -135,6 +135,18 @@ _MIGRATIONS = [
         seen_at TEXT NOT NULL
     );
     """,
+    # Per-channel scopes (bot/scope_commands.py): which sources answer in a channel, as the
+    # JSON of ``retrieval.scope.Scope``; no row means the whole library.
+    """
+    CREATE TABLE channel_scopes (
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        scope_json TEXT NOT NULL,
+        set_by TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (platform, channel_id)
+    );
+    """,
 ]
 
 HISTORY_TURNS = 4
@@ -194,6 +206,32 @@ class BotState(Database):
             .fetchone()
         )
         return row is not None
+
+    def set_channel_scope(self, platform: str, channel_id: str, scope_json: str | None, set_by: str) -> None:
+        """Store a channel's scope (``None``: clear it, so the whole library answers there)."""
+        with self._write() as connection:
+            if scope_json is None:
+                connection.execute(
+                    "DELETE FROM channel_scopes WHERE platform=? AND channel_id=?", (platform, channel_id)
+                )
+                return
+            connection.execute(
+                "INSERT INTO channel_scopes VALUES (?, ?, ?, ?, ?) ON CONFLICT(platform, channel_id) "
+                "DO UPDATE SET scope_json=excluded.scope_json, set_by=excluded.set_by, updated_at=excluded.updated_at",
+                (platform, channel_id, scope_json, set_by, utc_now()),
+            )
+
+    def channel_scope(self, platform: str, channel_id: str) -> tuple[str, str, str] | None:
+        """(scope JSON, set by, updated at) of a channel, or None when it has no scope."""
+        row = (
+            self._connect()
+            .execute(
+                "SELECT scope_json, set_by, updated_at FROM channel_scopes WHERE platform=? AND channel_id=?",
+                (platform, channel_id),
+            )
+            .fetchone()
+        )
+        return (row[0], row[1], row[2]) if row else None
 
     def vote(self, answer_id: str, platform: str, user_id: str, vote: int) -> bool:
         """Record or change a user's vote; False when the answer is unknown."""

@@ -23,6 +23,7 @@ import numpy as np
 from .library import Library
 from .models import AnswerSpan, Article, Citation, Digest, DigestStory, Quote, Sentence
 from .render import CLOSE_QUOTE, OPEN_QUOTE, citation_line, format_date
+from .scope import ResolvedScope, articles_added
 from .text import search_tokens
 
 # Similarity of two article groups above which they are one story. Calibrated on BBC News
@@ -84,15 +85,23 @@ def build_digest(
     zone: tzinfo = UTC,
     late: bool = False,
     max_stories: int = MAX_STORIES,
+    scope: ResolvedScope | None = None,
 ) -> Digest:
     """The digest of articles added in ``[since, until)`` for ``channel``.
 
     ``zone`` is the channel's timezone, used only for the header; ``late`` marks a digest sent
-    after its scheduled time (a run missed while Byline was down).
+    after its scheduled time (a run missed while Byline was down); ``scope``, the channel's scope:
+    only its articles are in the digest.
     """
-    articles = library.store.list_articles(limit=MAX_ARTICLES, since=added_at_text(since), until=added_at_text(until))
+    window = added_at_text(since), added_at_text(until)
+    if scope is None:
+        articles = library.store.list_articles(limit=MAX_ARTICLES, since=window[0], until=window[1])
+    else:
+        articles = articles_added(library.store, scope, window[0], window[1], MAX_ARTICLES)
     label = window_label(since, now, zone)
     place = channel if channel.startswith("#") or not channel else f"#{channel}"
+    if scope is not None:
+        place = " ".join(part for part in (place, f"(articles {scope.scope.describe()})") if part)
     if not articles:
         header = " — ".join(part for part in (f"Nothing new since {label}", place) if part)
         digest = Digest(channel, added_at_text(since), added_at_text(until), 0, [], [], header=header, late=late)
