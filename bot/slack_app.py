@@ -49,7 +49,7 @@ from .limits import handler_threads, place_in_line
 from .replies import Reply, TextReply
 from .service import Asker, Service
 from .slack_http_guard import SlackHttpGuard
-from .slack_oauth import NOT_INSTALLED, SlackOAuth, Workspace, current_workspace, serving
+from .slack_oauth import NOT_INSTALLED, SlackOAuth, Workspace, current_workspace, note_revocations, serving
 from .slack_render import ACTION_PASSAGES, ACTION_SHARE, ACTION_VOTE_DOWN, ACTION_VOTE_UP, SlackMessage, render
 
 log = logging.getLogger("byline.slack")
@@ -212,6 +212,8 @@ class SlackAdapter:
         )
         if self.oauth:
             self.oauth.attach(self.app)
+        else:
+            note_revocations(self.app)
         self.poster = SlackPoster(self.client)
         self.seen_events = _RecentIds(SEEN_EVENTS)
         self._register()

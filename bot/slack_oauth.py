@@ -245,6 +245,21 @@ class Pages(CallbackOptions):
         return self._response(args.suggested_status_code, _page("Byline was not installed", text, "Start again"))
 
 
+def note_revocations(app: App) -> None:
+    """With one ``SLACK_BOT_TOKEN`` there is no installation to delete: ``app_uninstalled`` and a
+    revoked bot token are said plainly in the log (every later call would fail with invalid_auth)."""
+
+    def uninstalled() -> None:
+        log.warning("Slack: the app was uninstalled from the workspace; SLACK_BOT_TOKEN no longer works.")
+
+    def revoked(event: dict[str, Any]) -> None:
+        if (event.get("tokens") or {}).get("bot"):
+            log.warning("Slack: the bot token was revoked; set SLACK_BOT_TOKEN to a new one (OAuth & Permissions).")
+
+    app.event("app_uninstalled")(uninstalled)
+    app.event("tokens_revoked")(revoked)
+
+
 # -- all of it, for the adapter ----------------------------------------------------------------
 
 
@@ -326,5 +341,6 @@ __all__ = [
     "WorkspaceClient",
     "current_workspace",
     "manifest_scopes",
+    "note_revocations",
     "serving",
 ]

@@ -32,6 +32,10 @@ BAD_VALUES: list[tuple[str, str]] = [
     ("BYLINE_HTTP_PORT", "99999"),
     ("SLACK_API_URL", "ftp://slack.example/api/"),
     ("BYLINE_SLACK_ADMINS", "U123,<@U456>"),
+    ("SLACK_CLIENT_ID", "my-app"),
+    ("SLACK_CLIENT_SECRET", "bad secret"),
+    ("SLACK_REDIRECT_URI", "https://example.com/callback"),
+    ("BYLINE_TOKEN_KEY", "not-a-fernet-key"),
     ("DISCORD_TOKEN", "bad token"),
     ("DISCORD_GUILD_ID", "my-server"),
     ("DISCORD_API_URL", "discord.com/api"),
@@ -50,7 +54,8 @@ BAD_VALUES: list[tuple[str, str]] = [
     ("BYLINE_WORKERS", "0.5"),
     ("BYLINE_QUEUE_LIMIT", "0"),
 ]
-SECRETS = {"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "DISCORD_TOKEN"}
+SECRETS = {"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLIENT_SECRET", "BYLINE_TOKEN_KEY"}
+SECRETS |= {"DISCORD_TOKEN"}
 # Well under the model's load time (several seconds): the check happens before anything slow.
 FAST_SECONDS = 30.0
 

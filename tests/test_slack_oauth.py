@@ -71,9 +71,9 @@ def oauth_settings(fake: FakeSlack, tmp_path: Path, **changes: Any) -> Settings:
 class Served:
     """The adapter over HTTP on 127.0.0.1: a browser's GETs, and Slack's signed POSTs."""
 
-    def __init__(self, service: Service, fake: FakeSlack, settings: Settings) -> None:
+    def __init__(self, service: Service, fake: FakeSlack, settings: Settings, workers: int | None = None) -> None:
         self.fake = fake
-        self.adapter = SlackAdapter(service, settings, working_after=0.0)
+        self.adapter = SlackAdapter(service, settings, working_after=0.0, workers=workers)
         self.server = self.adapter.start_http("127.0.0.1", 0)
         self.port = self.server.server_port
         self._n = 0
@@ -266,6 +266,32 @@ def test_each_workspace_is_answered_with_its_own_token(served: Served, fake: Fak
     assert {c.token for c in fake.calls_to("auth.test")} >= {a.bot_token, b.bot_token}
 
 
+def test_each_workspace_has_its_own_bot_user(
+    seed_service: Service, fake: FakeSlack, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A thread message that mentions Byline's user *in that workspace* is left to app_mention
+    (Slack sends both), so on_message does not answer it a second time."""
+    # One work thread: once the follow-up is answered, the message before it was handled.
+    served = Served(seed_service, fake, oauth_settings(fake, tmp_path), workers=1)
+    request.addfinalizer(served.close)
+    served.install("TAAA", "Acme")
+    served.install("TBBB", "Bravo")
+    bot_b = fake.workspace("TBBB").bot_user_id
+    served.mention("TBBB", "CBBB", "1700000001.000300")
+    fake.wait_call("chat.postMessage", lambda c: c.params["channel"] == "CBBB")
+
+    def in_thread(text: str, ts: str) -> dict[str, Any]:
+        return {
+            "type": "message", "channel_type": "channel", "user": "U2", "text": text, "ts": ts,
+            "thread_ts": "1700000001.000300", "channel": "CBBB", "event_ts": ts,
+        }  # fmt: skip
+
+    served.event("TBBB", in_thread(f"<@{bot_b}> and what did Kompany say?", "1700000001.000301"))
+    served.mention("TBBB", "CBAR", "1700000001.000400")  # after it on the one work thread
+    fake.wait_call("chat.postMessage", lambda c: c.params["channel"] == "CBAR")
+    assert len(answers_in(fake, "CBBB")) == 1
+
+
 def test_a_digest_outside_any_request_posts_with_the_channels_workspace_token(served: Served, fake: FakeSlack) -> None:
     served.install("TAAA", "Acme")
     served.install("TBBB", "Bravo")
@@ -388,7 +414,9 @@ def test_only_the_install_pages_skip_the_signature_check(served: Served, fake: F
     assert status == 401
 
 
-def test_with_one_token_there_are_no_install_pages(seed_service: Service, fake: FakeSlack, tmp_path: Path) -> None:
+def test_with_one_token_there_are_no_install_pages(
+    seed_service: Service, fake: FakeSlack, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     settings = oauth_settings(fake, tmp_path, slack_client_id="", slack_client_secret="", token_key="")
     single = Served(seed_service, fake, replace(settings, slack_bot_token="xoxb-test-token"))
     try:
@@ -396,6 +424,12 @@ def test_with_one_token_there_are_no_install_pages(seed_service: Service, fake: 
         assert single.request("GET", "/slack/oauth_redirect?code=x&state=y")[0] == 404
         single.mention("T0001", "C1", "1700000007.000100")
         assert fake.wait_call("chat.postMessage", lambda c: c.params["channel"] == "C1").token == "xoxb-test-token"
+        # Nothing to delete, but the operator is told why Slack will refuse the token from now on.
+        assert single.event("T0001", {"type": "app_uninstalled", "event_ts": "1700000007.2"})[0] == 200
+        deadline = time.monotonic() + 10
+        while "uninstalled from the workspace" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "SLACK_BOT_TOKEN no longer works" in caplog.text
     finally:
         single.close()
 
