@@ -106,8 +106,9 @@ class DenseIndex:
 
         def selector() -> tuple[faiss.IDSelectorBitmap, np.ndarray]:
             bits = np.packbits(within.mask(int(within.ids[-1]) + 1), bitorder="little")
-            # The selector points into ``bits``: both are kept together in the id set.
-            return faiss.IDSelectorBitmap(int(within.ids[-1]) + 1, faiss.swig_ptr(bits)), bits
+            # The selector's size is in bytes (an id past them is not a member), and it points
+            # into ``bits``: both are kept together in the id set.
+            return faiss.IDSelectorBitmap(len(bits), faiss.swig_ptr(bits)), bits
 
         chosen, _ = within.form("faiss-bitmap", selector)
         if not isinstance(self.index, faiss.IndexIVF):
