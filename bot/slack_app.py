@@ -50,7 +50,16 @@ from .replies import Reply, TextReply
 from .service import Asker, Service
 from .slack_http_guard import SlackHttpGuard
 from .slack_oauth import NOT_INSTALLED, SlackOAuth, Workspace, current_workspace, note_revocations, serving
-from .slack_render import ACTION_PASSAGES, ACTION_SHARE, ACTION_VOTE_DOWN, ACTION_VOTE_UP, SlackMessage, render
+from .slack_related import on_related
+from .slack_render import (
+    ACTION_PASSAGES,
+    ACTION_SHARE,
+    ACTION_VOTE_DOWN,
+    ACTION_VOTE_UP,
+    RELATED_ACTIONS,
+    SlackMessage,
+    render,
+)
 
 log = logging.getLogger("byline.slack")
 
@@ -69,7 +78,7 @@ _CHANNEL_HINTS = {
     "is_archived": "the channel is archived",
     "restricted_action": "the workspace does not let Byline post there",
     "missing_scope": "reinstall the app from slack/manifest.yml to grant its scopes",
-    NOT_INSTALLED: "Byline is no longer installed in that channel's workspace (add it again at /slack/install)",
+    NOT_INSTALLED: "no workspace Byline is installed in has that channel (uninstalled there, or not heard from since)",
 }
 
 
@@ -255,6 +264,7 @@ class SlackAdapter:
         app.action(ACTION_VOTE_UP)(self._acked(self.on_vote))
         app.action(ACTION_VOTE_DOWN)(self._acked(self.on_vote))
         app.action(ACTION_SHARE)(self._acked(self.on_share))
+        app.action(RELATED_ACTIONS)(self._acked(lambda body, respond: on_related(self, body, respond)))
         app.error(self._on_error)
 
     def _acked(self, work: Work) -> Callable[..., None]:

@@ -26,6 +26,7 @@ from bot.replies import TextReply
 from bot.service import Service
 from bot.settings import SettingsError
 from bot.slack_app import SlackAdapter
+from bot.slack_installations import OAuthStates
 from bot.slack_oauth import manifest_scopes
 from bot.state import STATE_FILE, BotState
 from bot.token_crypto import TokenKeyError
@@ -243,6 +244,18 @@ def test_a_code_slack_refuses_installs_nothing(served: Served, seed_service: Ser
     assert installed_rows(seed_service) == 0
 
 
+def test_a_state_works_once_and_only_before_it_expires(tmp_path: Path) -> None:
+    state = BotState(tmp_path / STATE_FILE)
+    try:
+        expired = OAuthStates(state, expiration_seconds=-1)
+        assert not expired.consume(expired.issue())
+        states = OAuthStates(state)
+        issued = states.issue()
+        assert states.consume(issued) and not states.consume(issued) and not states.consume("")
+    finally:
+        state.close()
+
+
 # -- answering each workspace with its own token --------------------------------------------
 
 
@@ -300,7 +313,7 @@ def test_a_digest_outside_any_request_posts_with_the_channels_workspace_token(se
     served.adapter.poster.post("CBBB", TextReply("Your digest"))
     digest = fake.wait_call("chat.postMessage", lambda c: "Your digest" in c.dump())
     assert digest.token == fake.workspace("TBBB").bot_token
-    with pytest.raises(DeliveryError, match="CNEVER.*no longer installed"):
+    with pytest.raises(DeliveryError, match="CNEVER.*no workspace Byline is installed in"):
         served.adapter.poster.post("CNEVER", TextReply("Your digest"))
 
 
