@@ -70,6 +70,8 @@ class Settings:
     feed_interval: float = 900.0
     watch_dir: Path | None = None
     retention_days: int = 90
+    gaps_digest_channel: str = ""  # bot/gaps_digest.py: off unless set
+    gaps_digest_schedule: str = "weekly mon 09:00"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -113,6 +115,8 @@ class Settings:
             feed_interval=env.feed_interval,
             watch_dir=env.watch_dir,
             retention_days=env.retention_days,
+            gaps_digest_channel=env.gaps_digest_channel.strip(),
+            gaps_digest_schedule=env.gaps_digest_schedule.strip(),
         )
 
     @property

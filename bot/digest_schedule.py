@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from croniter import CroniterError, croniter
@@ -184,6 +185,18 @@ class RunOutcome:
     error: str = ""
 
 
+class ScheduledJob(Protocol):
+    """Another scheduled post the loop runs beside the channel digests (the weekly gaps report)."""
+
+    def run_due(self) -> list[RunOutcome]:
+        """Post whatever is due now, each run claimed in the history first; safe to repeat."""
+        ...
+
+    def next_run(self) -> datetime | None:
+        """When it is next due (aware UTC), or None when it never is."""
+        ...
+
+
 class DigestScheduler:
     """Posts each subscribed channel's digest when it is due; call ``run_due`` or ``run``.
 
@@ -204,6 +217,7 @@ class DigestScheduler:
         self.posters: dict[str, Poster] = dict(posters or {})
         self.clock = clock
         self.default_timezone = parse_timezone(default_timezone)
+        self.jobs: list[ScheduledJob] = []
         self._lock = threading.Lock()
 
     def subscribe(self, platform: str, channel_id: str, schedule: Schedule, always: bool, user_id: str) -> Subscription:
@@ -211,6 +225,10 @@ class DigestScheduler:
         return self.store.subscribe(
             platform, channel_id, schedule.cron, schedule.timezone, always, user_id, added_at_text(self.clock())
         )
+
+    def add_job(self, job: ScheduledJob) -> None:
+        """Run ``job`` in this loop too: one thread, one history, one restart rule for every post."""
+        self.jobs.append(job)
 
     def add_poster(self, poster: Poster) -> None:
         """Adapters that connect later (after the scheduler started) register here."""
@@ -262,6 +280,11 @@ class DigestScheduler:
                     )
                 if outcome is not None:
                     outcomes.append(outcome)
+            for job in self.jobs:
+                try:
+                    outcomes.extend(job.run_due())
+                except Exception:  # a job's bug must not stop the digests either
+                    log.exception("Scheduled job %s failed", type(job).__name__)
         return outcomes
 
     def _run_one(self, subscription: Subscription) -> RunOutcome | None:
@@ -330,6 +353,10 @@ class DigestScheduler:
                 upcoming.append(self.next_run(subscription))
             except ScheduleError:
                 continue  # a stored schedule that never fires (saved before it was refused)
+        for job in self.jobs:
+            moment = job.next_run()
+            if moment is not None:
+                upcoming.append(moment)
         if not upcoming:
             return MAX_SLEEP
         return min(MAX_SLEEP, max(0.5, (min(upcoming) - now).total_seconds()))

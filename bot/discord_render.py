@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 import discord
 
-from retrieval.models import Answer, AnswerSpan, Citation, Digest
+from retrieval.digest import ALSO_IN_SHOWN, also_in_label
+from retrieval.models import Answer, AnswerSpan, Citation, Digest, DigestStory
 from retrieval.render import (
     CLOSE_QUOTE,
     OPEN_QUOTE,
@@ -354,12 +355,22 @@ def render_digest(digest: Digest) -> list[DiscordMessage]:
         else:
             blocks.append(head)
         blocks.extend(lines[1:])
+        if len(story.articles) > 1:
+            blocks.append(_also_in(story))
     if digest.citations:
         blocks.append("\n**Sources**")
         blocks.extend(citation_text(c) for c in digest.citations)
     count, stories = digest.article_count, len(digest.stories)
     footer = f"{count} article{'s' if count != 1 else ''} · {stories} stor{'ies' if stories != 1 else 'y'}"
     return pack(blocks, title=title, footer=footer)
+
+
+def _also_in(story: DigestStory) -> str:
+    """ "also in: [Inquiry ordered…](url) (Northern Times); Ashworth Gazette": the story's other articles."""
+    lead, others = story.articles[0], story.articles[1:]
+    shown = [linked(also_in_label(a, lead), a.url) for a in others[:ALSO_IN_SHOWN]]
+    more = len(others) - ALSO_IN_SHOWN
+    return "*also in:* " + "; ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
 def render_text(reply: TextReply) -> list[DiscordMessage]:

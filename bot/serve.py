@@ -205,6 +205,13 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
     failure: BaseException | None = None
     state = foreground.reading if foreground is not None else {"reading": False}
     register_ingest(service, settings.fetcher())
+    if service.scheduler is not None and settings.gaps_digest_channel:
+        from .gaps import GapStore
+        from .gaps_digest import add_gaps_digest
+
+        embed = service.library.embedder.encode
+        gaps = GapStore(service.state)
+        add_gaps_digest(service.scheduler, gaps, embed, settings.gaps_digest_channel, settings.gaps_digest_schedule)
     health.library_open = True
     health.watch_queue(service)
     health.instrument(service)

@@ -134,6 +134,13 @@ class EnvSettings(BaseSettings):
     workers: int | None = _setting(None, "BYLINE_WORKERS", "a whole number of at least 1")
     queue_limit: int = _setting(64, "BYLINE_QUEUE_LIMIT", "a whole number of at least 1")
     retention_days: int = _setting(90, "BYLINE_RETENTION_DAYS", "a whole number of days (0 keeps everything)")
+    # The weekly admin report of unanswered questions (bot/gaps_digest.py); off unless a channel is set.
+    gaps_digest_channel: str = _setting(
+        "", "BYLINE_GAPS_DIGEST_CHANNEL", "comma-separated admin channels such as slack:C0123ABC,discord:1234567890"
+    )
+    gaps_digest_schedule: str = _setting(
+        "weekly mon 09:00", "BYLINE_GAPS_DIGEST_SCHEDULE", "a schedule such as weekly mon 09:00 (in BYLINE_TIMEZONE)"
+    )
 
     _SECONDS: ClassVar = ("fetch_timeout", "fetch_deadline", "feed_interval", "user_rate", "channel_rate")
     _COUNTS: ClassVar = ("user_burst", "channel_burst", "workers", "queue_limit")
@@ -311,6 +318,22 @@ class EnvSettings(BaseSettings):
                 "SLACK_SIGNING_SECRET is not set: BYLINE_SLACK_MODE=http needs the app's signing secret "
                 "(Basic Information → Signing Secret; see .env.example)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _gaps_digest(self) -> EnvSettings:
+        # Checked only when the report is on (the parser imports the digest scheduler).
+        if self.gaps_digest_channel.strip():
+            from .gaps_digest import parse_gaps_schedule, parse_targets
+
+            try:
+                parse_targets(self.gaps_digest_channel)
+            except ValueError as error:
+                raise SettingsError(f"BYLINE_GAPS_DIGEST_CHANNEL: {error} (see .env.example)") from None
+            try:
+                parse_gaps_schedule(self.gaps_digest_schedule, self.timezone)
+            except ValueError as error:
+                raise SettingsError(f"BYLINE_GAPS_DIGEST_SCHEDULE: {error} (see .env.example)") from None
         return self
 
     @model_validator(mode="after")

@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval.models import Answer, AnswerSpan, Citation, Digest, Passage, SearchHit
+from retrieval.digest import ALSO_IN_SHOWN, also_in_label
+from retrieval.models import Answer, AnswerSpan, Citation, Digest, DigestStory, Passage, SearchHit
 from retrieval.render import (
     CLOSE_QUOTE,
     OPEN_QUOTE,
@@ -46,6 +47,10 @@ ACTION_PASSAGES = "byline_passages"
 ACTION_VOTE_UP = "byline_vote_up"
 ACTION_VOTE_DOWN = "byline_vote_down"
 ACTION_SHARE = "byline_share"
+# One action id per related question (Slack wants them unique within a block); the value is
+# "ANSWER_ID:N", so the question itself is read back from the stored answer.
+ACTION_RELATED = "byline_related_"
+RELATED_ACTIONS = re.compile(r"^byline_related_[0-9]$")
 # A Slack user id, the only thing put inside Byline's own "<@…>" attribution markup.
 _USER_ID = re.compile(r"[UW][A-Z0-9]{1,20}")
 
@@ -201,6 +206,17 @@ def answer_buttons(answer_id: str, with_passages: bool, shareable: bool = False)
     return {"type": "actions", "block_id": f"byline_answer_{answer_id}", "elements": elements}
 
 
+def related_blocks(answer_id: str, related: list[str]) -> list[Block]:
+    """ "Related questions" and one button each, under the answer's own buttons. Button text is
+    ``plain_text``, which Slack never reads as markup or mentions (and the questions were built
+    without "@", "<" or ">" in the first place)."""
+    if not related:
+        return []
+    buttons = [_button(question, f"{ACTION_RELATED}{n}", f"{answer_id}:{n}") for n, question in enumerate(related)]
+    label = {**context(["_Related questions:_"])[0], "block_id": f"byline_related_label_{answer_id}"}
+    return [label, {"type": "actions", "block_id": f"byline_related_{answer_id}", "elements": buttons}]
+
+
 def _button(label: str, action_id: str, value: str) -> Block:
     return {
         "type": "button",
@@ -215,7 +231,9 @@ def render_answer(reply: AnswerReply) -> list[SlackMessage]:
     blocks: list[Block] = []
     if reply.asked_by:
         asker = f"<@{reply.asked_by}>" if _USER_ID.fullmatch(reply.asked_by) else escape(reply.asked_by)
-        blocks += context([f"Asked by {asker}"])
+        # A clicked related question was typed by nobody: the attribution says what was asked.
+        asked = f": {OPEN_QUOTE}{escape(answer.question)}{CLOSE_QUOTE}" if reply.follow_up else ""
+        blocks += context([f"Asked by {asker}{asked}"])
     if answer.interpreted_as:
         blocks += context([f"_Read as:_ {escape(answer.interpreted_as)}"])
     units = [escape(answer.message)] if answer.message else []
@@ -228,6 +246,7 @@ def render_answer(reply: AnswerReply) -> list[SlackMessage]:
         blocks += context([citation_mrkdwn(c) for c in answer.citations])
     if reply.answer_id:
         blocks.append(answer_buttons(reply.answer_id, bool(answer.citations), shareable=reply.private))
+        blocks += related_blocks(reply.answer_id, answer.related)
     return _keep_tail_together(blocks, _fallback(answer.text or render_plain(answer)), reply.private)
 
 
@@ -328,13 +347,20 @@ def render_digest(reply: DigestReply) -> list[SlackMessage]:
     for story in digest.stories:
         units = [f"*{data_field(story.headline)}*", *answer_units(story.spans)]
         blocks += pack_sections(units)
-        outlets = sorted({data_field(a.source) for a in story.articles if a.source.strip()})
-        count = len(story.articles)
-        note = f"{count} article{'s' if count != 1 else ''}" + (f" — {', '.join(outlets)}" if outlets else "")
-        blocks += context([note])
+        blocks += context([_also_in(story)])
     if digest.citations:
         blocks += context([citation_mrkdwn(c) for c in digest.citations])
     return _keep_tail_together(blocks, _fallback(digest.text or header), reply.private)
+
+
+def _also_in(story: DigestStory) -> str:
+    """ "also in: <Inquiry ordered…|link> (Northern Times); Ashworth Gazette": a story's other articles."""
+    lead, others = story.articles[0], story.articles[1:]
+    if not others:
+        return f"1 article — {data_field(lead.source)}" if lead.source.strip() else "1 article"
+    shown = [_link(a.url, also_in_label(a, lead)) for a in others[:ALSO_IN_SHOWN]]
+    more = len(others) - ALSO_IN_SHOWN
+    return "also in: " + "; ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
 _RENDERERS = layout.ReplyRenderers(

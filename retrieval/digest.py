@@ -3,11 +3,13 @@
 Platform-neutral: ``build_digest`` returns a ``Digest`` that every adapter renders its own way
 (``Digest.text`` is the plain-text rendering, used by the terminal and as fallback text).
 
-How stories are found: each article is represented by the mean of its stored sentence
-embeddings; articles are merged by average-linkage agglomerative clustering while the
-similarity of two groups (cosine of the mean vectors, plus a bonus for shared title words)
-stays above ``SAME_STORY``. Key lines are chosen extractively: the sentences nearest the
-story's centroid, so every word shown is a stored sentence, cited to its paragraph.
+How stories are found: a story is one event (same actors, same place, same time), decided for
+each pair of articles by ``retrieval/story.py`` (alike leads, shared names and figures, no
+conflicting places or dates) and grouped by complete link. The other articles of a story are
+shown under it as "also in: …", never as stories of their own. ``cluster`` is the older topic
+clustering, kept for ``bench/eval_story.py`` to compare against. Key lines are chosen
+extractively: the sentences nearest the story's centroid, so every word shown is a stored
+sentence, cited to its paragraph.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from .library import Library
 from .models import AnswerSpan, Article, Citation, Digest, DigestStory, Quote, Sentence
 from .render import CLOSE_QUOTE, OPEN_QUOTE, citation_line, format_date
 from .scope import ResolvedScope, articles_added
+from .story import StoryFeatures, article_features, group_stories
 from .text import search_tokens
 
-# Similarity of two article groups above which they are one story. Calibrated on BBC News
+# The older topic clustering (``cluster``): similarity of two article groups above which they
+# were one story. Calibrated on BBC News
 # articles with all-MiniLM-L6-v2: follow-ups of one running story (the Yukos auction and its
 # court cases) score 0.88-1.1, different events in one section 0.3-0.7 (two Patricia Hewitt
 # speeches on women and work: 0.69).
@@ -35,6 +39,8 @@ SAME_STORY = 0.8
 TITLE_WEIGHT = 0.25
 MAX_ARTICLES = 500
 MAX_STORIES = 12
+# Other articles of a story named under it ("also in: …"); the rest are counted.
+ALSO_IN_SHOWN = 5
 KEY_SENTENCES = 2
 # Key lines that are too short say nothing; too long ones swamp a chat message.
 MIN_SENTENCE, MAX_SENTENCE = 40, 320
@@ -73,6 +79,7 @@ class _Item:
     mean: np.ndarray  # unit vector
     title_words: frozenset[str]
     quotes: list[Quote]
+    features: StoryFeatures
 
 
 def build_digest(
@@ -107,8 +114,8 @@ def build_digest(
         digest = Digest(channel, added_at_text(since), added_at_text(until), 0, [], [], header=header, late=late)
         digest.text = render_digest(digest)
         return digest
-    items = _items(library, articles)
-    groups = cluster([item.mean for item in items], [item.title_words for item in items])
+    items = digest_items(library, articles)
+    groups = group_stories([item.features for item in items])
     # Biggest stories first, then the newest (by when their newest article was added).
     groups.sort(key=lambda g: (len(g), max(items[i].article.added_at for i in g)), reverse=True)
     numbering = _Numbering(library)
@@ -131,7 +138,8 @@ def build_digest(
     return digest
 
 
-def _items(library: Library, articles: Sequence[Article]) -> list[_Item]:
+def digest_items(library: Library, articles: Sequence[Article]) -> list[_Item]:
+    """What grouping and extraction need of each article; articles without sentences are left out."""
     ids = [a.id for a in articles]
     sentences = library.store.sentences_of_articles(ids)
     quotes: dict[int, list[Quote]] = {}
@@ -149,15 +157,17 @@ def _items(library: Library, articles: Sequence[Article]) -> list[_Item]:
         if not rows or full is None:
             continue  # an article without sentences has nothing to show
         own = _unit(vectors[rows])
+        own_sentences = [sentences[i] for i in rows]
         items.append(
             _Item(
                 article=article,
                 text=full.text,
-                sentences=[sentences[i] for i in rows],
+                sentences=own_sentences,
                 vectors=own,
                 mean=_unit(own.mean(axis=0, keepdims=True))[0],
                 title_words=frozenset(search_tokens(article.title)),
                 quotes=quotes.get(article.id, []),
+                features=article_features(article.title, full.text, own_sentences, own, article.published),
             )
         )
     return items
@@ -166,7 +176,7 @@ def _items(library: Library, articles: Sequence[Article]) -> list[_Item]:
 def cluster(
     means: Sequence[np.ndarray], title_words: Sequence[frozenset[str]], threshold: float = SAME_STORY
 ) -> list[list[int]]:
-    """Average-linkage agglomerative clustering of articles into stories (lists of indexes).
+    """The older topic grouping: average-linkage clustering of articles (lists of indexes).
 
     Pairwise similarity is the cosine of the mean vectors plus ``TITLE_WEIGHT`` times the
     overlap of title words; two groups merge while their average pairwise similarity is at
@@ -348,8 +358,27 @@ def _usable_quote(quote: Quote) -> bool:
 # -- rendering ---------------------------------------------------------------------------
 
 
+def also_in_label(article: Article, lead: Article) -> str:
+    """How another article of a story is named: its outlet, and its headline when it differs."""
+    same_title = " ".join(article.title.split()).casefold() == " ".join(lead.title.split()).casefold()
+    if same_title or not article.title.strip():
+        return article.source.strip() or article.title.strip() or "another article"
+    return f"{article.title.strip()} ({article.source.strip()})" if article.source.strip() else article.title.strip()
+
+
+def also_in_text(story: DigestStory) -> str:
+    """ "also in: Inquiry ordered (Northern Times); Ashworth Gazette" or "" for a one-article story."""
+    others = story.articles[1:]
+    if not others:
+        return ""
+    lead = story.articles[0]
+    shown = "; ".join(" ".join(also_in_label(article, lead).split()) for article in others[:ALSO_IN_SHOWN])
+    more = len(others) - ALSO_IN_SHOWN
+    return f"also in: {shown}" + (f" and {more} more" if more > 0 else "")
+
+
 def story_lines(story: DigestStory, number: int) -> list[str]:
-    """One story as plain text: headline, lead details, key lines and the quote."""
+    """One story as plain text: headline, lead details, key lines, the quote and "also in"."""
     lead = story.articles[0]
     count = len(story.articles)
     headline = f"{number}. {story.headline}" + (f" ({count} articles)" if count > 1 else "")
@@ -363,6 +392,9 @@ def story_lines(story: DigestStory, number: int) -> list[str]:
             lines.append(f"   {OPEN_QUOTE}{span.text}{CLOSE_QUOTE} — {span.speaker} [{span.citation}]")
         else:
             lines.append(f"   {' '.join(span.text.split())} [{span.citation}]")
+    also = also_in_text(story)
+    if also:
+        lines.append(f"   {also}")
     return lines
 
 

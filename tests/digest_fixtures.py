@@ -37,7 +37,14 @@ BRIDGE_2 = ArticleDraft(
         "Four people rescued from the river after the bridge collapse are recovering in Ashworth General Hospital.\n\n"
         '"The people of Ashworth deserve to know why this bridge failed and who knew it was unsafe," '
         "council leader David Okafor said.\n\n"
-        "Engineers had inspected the river bridge in the spring and reported cracks in the supports of the crossing."
+        "Engineers had inspected the river bridge in the spring and reported cracks in the supports of the "
+        "crossing.\n\n"
+        # Follow-ups restate the event itself, as real ones do: that is what ties them to it.
+        "The Ashworth river bridge collapsed during the morning rush hour on Tuesday, sending two cars into the "
+        "water.\n\n"
+        "Emergency crews pulled four people from the river and all of them were taken to Ashworth General Hospital.\n\n"
+        "The council closed every road leading to the river crossing while engineers inspected the remains of the "
+        "bridge."
     ),
 )
 BRIDGE_3 = ArticleDraft(
@@ -51,7 +58,10 @@ BRIDGE_3 = ArticleDraft(
         "water, documents show.\n\n"
         "The report said the supports of the bridge needed urgent repair, but "
         "the work on the crossing was postponed.\n\n"
-        "The collapse on Tuesday sent two cars into the river and left four people in Ashworth General Hospital."
+        "The collapse on Tuesday sent two cars into the river and left four people in Ashworth General Hospital.\n\n"
+        "The Ashworth river bridge collapsed during the morning rush hour on Tuesday, sending two cars into the "
+        "water.\n\n"
+        "Emergency crews pulled four people from the river and all of them were taken to Ashworth General Hospital."
     ),
 )
 FOOTBALL = ArticleDraft(
