@@ -187,7 +187,18 @@ def test_login_syncs_commands_to_the_guild_with_minimal_intents(fake: DiscordFak
     sync = fake.find("PUT", f"/applications/{APP_ID}/guilds/{GUILD_ID}/commands")
     assert len(sync) == 1
     commands = {c["name"]: c for c in sync[0].body}
-    assert set(commands) == {"ask", "search", "sources", "help", "digest", "ingest", "remove", "autoreply", "gaps"}
+    assert set(commands) == {
+        "ask",
+        "search",
+        "sources",
+        "help",
+        "digest",
+        "ingest",
+        "remove",
+        "autoreply",
+        "gaps",
+        "scope",
+    }
     for command in commands.values():
         assert command["description"]
         for option in command.get("options", []):
