@@ -18,6 +18,7 @@ import discord
 
 from .discord_render import DiscordMessage, render
 from .limits import place_in_line
+from .related_actions import ask_related
 from .replies import AnswerReply, Reply, SourcesReply, TextReply
 from .service import Asker
 
@@ -150,6 +151,59 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"by
             await send_reply(interaction, reply)
 
 
+class RelatedButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"byline:related:(?P<n>[0-9]):{ANSWER_ID}"
+):
+    """A related question under an answer: a click asks it and answers in the same channel or
+    thread, "Asked by" the clicker (a mention sent with no pings; the embed's title is the question).
+
+    The ``custom_id`` holds the answer id and the question's number, not its text (Discord allows
+    100 characters): the question is read back from the stored answer. Under a private answer
+    the follow-up is private too."""
+
+    def __init__(self, answer_id: str, index: int, question: str = "Related question") -> None:
+        super().__init__(
+            discord.ui.Button(
+                # The label is plain text to Discord (no Markdown, no mentions); 80 characters at most.
+                label=question[:80],
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"byline:related:{index}:{answer_id}",
+                row=1,
+            )
+        )
+        self.answer_id, self.index = answer_id, index
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> RelatedButton:
+        return cls(match["id"], int(match["n"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        async with guarded(interaction, "related question"):
+            private = bool(interaction.message is not None and interaction.message.flags.ephemeral)
+            # Answering is retrieval, so defer first (the 3-second rule), as /ask does.
+            await interaction.response.defer(ephemeral=private, thinking=True)
+            service = service_of(interaction)
+            asker = interaction_asker(interaction)
+            reply = await asyncio.to_thread(ask_related, service, self.answer_id, self.index, asker)
+            if private and isinstance(reply, AnswerReply):
+                reply.private = True
+            sent = await send_reply(interaction, reply, deferred_private=private)
+            if isinstance(reply, AnswerReply):
+                await remember_answer(interaction, sent, reply.answer.standalone_question or reply.answer.question)
+
+
+async def remember_answer(interaction: discord.Interaction[Any], sent: list[discord.Message], question: str) -> None:
+    """A reply to these messages follows up on ``question`` (as after ``/ask``)."""
+    remember = getattr(interaction.client, "remember_conversation", None)
+    for message in sent:
+        key = f"discord:{interaction.channel_id}:{message.id}"
+        if callable(remember):
+            remember(message.id, key)
+        await asyncio.to_thread(service_of(interaction).state.remember, key, question)
+
+
 class SourcesPageButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"byline:sources:(?P<dir>prev|next):(?P<page>[0-9]{1,6})"
 ):
@@ -185,7 +239,7 @@ class SourcesPageButton(
             )
 
 
-DYNAMIC_ITEMS = (PassagesButton, VoteButton, ShareButton, SourcesPageButton)
+DYNAMIC_ITEMS = (PassagesButton, VoteButton, ShareButton, RelatedButton, SourcesPageButton)
 
 
 def answer_view(reply: AnswerReply) -> discord.ui.View:
@@ -196,6 +250,9 @@ def answer_view(reply: AnswerReply) -> discord.ui.View:
         view.add_item(PassagesButton(reply.answer_id))
     view.add_item(VoteButton(reply.answer_id, "up"))
     view.add_item(VoteButton(reply.answer_id, "down"))
+    # On a row of their own, under the answer's own buttons.
+    for index, question in enumerate(reply.answer.related[:3]):
+        view.add_item(RelatedButton(reply.answer_id, index, question))
     return view
 
 

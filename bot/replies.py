@@ -9,13 +9,16 @@ from retrieval.models import Answer, Article, Citation, Digest, Passage, SearchH
 
 @dataclass
 class AnswerReply:
-    """A cited answer. ``answer_id`` keys the buttons (passages, feedback, share) under it;
-    ``asked_by`` is the asker's user id when a private answer was shared with the channel."""
+    """A cited answer. ``answer_id`` keys the buttons (passages, feedback, share, related) under
+    it; ``asked_by`` is the asker's user id when a private answer was shared with the channel, or
+    when they clicked a related question (``follow_up``: the attribution then shows the question,
+    which nobody typed where the answer appears)."""
 
     answer: Answer
     answer_id: str
     private: bool = False
     asked_by: str = ""
+    follow_up: bool = False
 
 
 @dataclass

@@ -18,6 +18,7 @@ from retrieval.answering import passages_for
 from retrieval.errors import BylineError
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Citation, Passage, SearchHit
+from retrieval.related import with_related
 from retrieval.removal import Removal, remove_articles
 from retrieval.scope import Scope
 
@@ -289,7 +290,10 @@ class Service:
         history = self.state.history(asker.conversation) if asker.conversation else []
         scope = self._scope(asker)
         try:
-            answer = self.pool.run(lambda: self.library.ask(question, history, scope=scope), on_queued)
+            # Related questions are checked in the same turn of the pool: they are retrieval too.
+            answer = self.pool.run(
+                lambda: with_related(self.library, self.library.ask(question, history, scope=scope), scope), on_queued
+            )
         except QueueFull:
             return TextReply("Byline is very busy right now — please try again in a minute.", private=True, error=True)
         except BylineError as error:
@@ -390,6 +394,7 @@ def answer_from_json(data: dict) -> Answer:
         standalone_question=data.get("standalone_question", ""),
         closest=[_hit_from_json(hit) for hit in data.get("closest", [])],
         refused_by=data.get("refused_by", ""),
+        related=[q for q in data.get("related", []) if isinstance(q, str)],
     )
 
 

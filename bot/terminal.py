@@ -12,6 +12,7 @@ from retrieval.render import citation_line, format_date, plain
 
 from .cli_output import read_as
 from .platforms.layout import ReplyRenderers
+from .related_actions import ask_related
 from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 from .service import Asker, Service
 
@@ -69,6 +70,21 @@ def render(reply: Reply) -> str:
     return plain(_RENDERERS(reply))
 
 
+def related_line(related: list[str]) -> str:
+    """ "Related: 1) … 2) …", the follow-ups the chat takes by their number; "" when none."""
+    return plain("Related: " + " ".join(f"{n}) {q}" for n, q in enumerate(related, 1))) if related else ""
+
+
+def _related_reply(service: Service, asker: Asker, last: AnswerReply, line: str) -> tuple[str, Reply]:
+    """The related question numbered ``line`` under the last answer, asked as it was checked."""
+    related = last.answer.related
+    number = int(line)
+    if not 1 <= number <= len(related):
+        choices = "1" if len(related) == 1 else f"1 to {len(related)}"
+        return "", TextReply(f"There is no related question {number}: type {choices}, or a question.", error=True)
+    return plain(f"(Asking: {related[number - 1]})"), ask_related(service, last.answer_id, number - 1, asker)
+
+
 def chat(
     service: Service,
     stdin: TextIO = sys.stdin,
@@ -106,6 +122,8 @@ def _chat_loop(service: Service, asker: Asker, stdin: TextIO, stdout: TextIO, re
         "Ask a question, /help for commands, /quit to leave.",
         file=stdout,
     )
+    # The last answer with related questions: a line that is just a number asks one of them.
+    last: AnswerReply | None = None
     while True:
         if stdin.isatty():
             print(PROMPT, end="", file=stdout, flush=True)
@@ -122,8 +140,15 @@ def _chat_loop(service: Service, asker: Asker, stdin: TextIO, stdout: TextIO, re
         if line.lower() in {"/quit", "/exit", "quit", "exit"}:
             break
         try:
-            reply = service.run_command(line, asker) if line.startswith("/") else service.ask(line, asker)
-            text = render(reply)
+            note = ""
+            if last is not None and line.isascii() and line.isdigit() and len(line) <= 3:
+                note, reply = _related_reply(service, asker, last, line)
+            else:
+                reply = service.run_command(line, asker) if line.startswith("/") else service.ask(line, asker)
+            text = "\n".join(part for part in (note, render(reply)) if part)
+            if isinstance(reply, AnswerReply):
+                last = reply if reply.answer.related else None
+                text = "\n\n".join(part for part in (text, related_line(reply.answer.related)) if part)
         except Exception:
             # One bad command must not end the chat; the traceback goes to the log only.
             log.exception("Command failed: %s", line[:200])

@@ -121,6 +121,12 @@ def related_questions(library: Library, answer: Answer, scope: Scope | None = No
     return kept
 
 
+def with_related(library: Library, answer: Answer, scope: Scope | None = None) -> Answer:
+    """``answer`` with its ``related`` questions filled in (what the service hands adapters)."""
+    answer.related = related_questions(library, answer, scope)
+    return answer
+
+
 def candidates(library: Library, answer: Answer) -> Iterator[str]:
     """Speaker and fact candidates, alternating, each safe to show (see the module docstring)."""
     pairs = zip_longest(_speaker_candidates(library, answer), _fact_candidates(library, answer))
@@ -189,31 +195,35 @@ def _is_a_name(sentence: str, text: str) -> bool:
 
 
 def who_question(sentence: str) -> str:
-    """ "Who …?" from a sentence that opens with a name and its verb; "" when it does not."""
+    """ "Who …?" from a sentence that opens with a name and its verb; "" when it does not. The
+    words after "Who" are the sentence's own, as written."""
     match = _OPENING.match(sentence.strip())
     if not match or any(word.casefold().strip(".") in _NOT_A_NAME for word in match["name"].split()):
         return ""
-    words = _WORD.findall(match["rest"])
-    if words and (words[0] in _ADVERBS or (words[0].islower() and words[0].endswith("ly"))):
-        words = words[1:]  # "Mourinho later accused …"
+    rest = match["rest"]
+    tokens = list(_WORD.finditer(rest))
+    words = [token.group() for token in tokens]
+    first = 1 if words and (words[0] in _ADVERBS or (words[0].islower() and words[0].endswith("ly"))) else 0
+    words = words[first:]  # "Mourinho later accused …"
     if len(words) < 2:
         return ""
     if words[0] in {"was", "were"} and _participle(words[1]):
-        head, rest = words[:2], words[2:]
+        head = 2
     elif _past_tense(words[0]):
-        head, rest = words[:1], words[1:]
+        head = 1
     else:
         return ""
-    clause: list[str] = []
-    for word in rest:
+    clause = 0
+    for word in words[head:]:
         if word in _CLAUSE_ENDS or word.casefold() in _LINKING:
             break
         if word.casefold() in _FRAGMENT:
             return ""
-        clause.append(word)
-    if not clause or len(head) + len(clause) > MAX_CLAUSE_WORDS:
+        clause += 1
+    if not clause or head + clause > MAX_CLAUSE_WORDS:
         return ""
-    return f"Who {' '.join(head + clause)}?".replace(" ’", "’").replace(" '", "'")
+    text = rest[tokens[first].start() : tokens[first + head + clause - 1].end()]
+    return f"Who {' '.join(text.split())}?"
 
 
 def _past_tense(word: str) -> bool:

@@ -170,6 +170,11 @@ def block_types(call: Call) -> list[str]:
     return [block["type"] for block in call.params["blocks"]]
 
 
+def without_related(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The blocks but the related questions, which go under the answer's buttons (test_related.py)."""
+    return [block for block in blocks if not block.get("block_id", "").startswith("byline_related")]
+
+
 def all_text(params: dict[str, Any]) -> str:
     return json.dumps(params, ensure_ascii=False)
 
@@ -204,12 +209,12 @@ def test_mention_is_answered_in_a_thread_and_follow_ups_need_no_mention(bolt: Bo
     first = fake.wait_call("chat.postMessage")
     assert first.params["channel"] == "C1" and first.params["thread_ts"] == question_ts
     assert "link_names" not in first.params and "link_names" not in first.token
-    assert block_types(first)[-2:] == ["context", "actions"]
-    sources = first.params["blocks"][-2]["elements"][0]["text"]
+    assert [b["type"] for b in without_related(first.params["blocks"])][-2:] == ["context", "actions"]
+    sources = without_related(first.params["blocks"])[-2]["elements"][0]["text"]
     assert sources.startswith("[1] ") and "¶" in sources
     body = [b["text"]["text"] for b in first.params["blocks"] if b["type"] == "section"]
     assert body and "[1]" in body[0]
-    buttons = [e["action_id"] for e in first.params["blocks"][-1]["elements"]]
+    buttons = [e["action_id"] for e in without_related(first.params["blocks"])[-1]["elements"]]
     assert buttons == ["byline_passages", "byline_vote_up", "byline_vote_down"]
 
     # A follow-up in the thread, without a mention, is answered in the thread with its context.
@@ -462,7 +467,7 @@ def test_admins_come_from_byline_slack_admins(bolt: Bolt) -> None:
 
 def test_show_passages_and_a_changeable_vote(bolt: Bolt) -> None:
     ask = bolt.response(bolt.command("/ask", QUESTION))
-    actions = ask["blocks"][-1]
+    actions = without_related(ask["blocks"])[-1]
     answer_id = actions["elements"][0]["value"]
     shown = bolt.response(bolt.click("byline_passages", answer_id))
     assert shown["response_type"] == "ephemeral" and shown["replace_original"] is False
@@ -619,7 +624,7 @@ def test_socket_mode_acks_envelopes_and_answers(seed_service: Service, fake: Fak
         )
         fake.socket.wait_ack("env-2")
         assert "Mourinho" in all_text(fake.wait_call("response:sock").params)
-        answer_id = reply.params["blocks"][-1]["elements"][0]["value"]
+        answer_id = without_related(reply.params["blocks"])[-1]["elements"][0]["value"]
         click = {
             "type": "block_actions",
             "user": {"id": "U1"},
