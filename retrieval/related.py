@@ -20,8 +20,9 @@ The two kinds alternate (speaker first). Nothing is offered unchecked: each cand
 through the real answer path (``Library.ask``, with no conversation, exactly as a click asks
 it) and kept only when that answer is given without reservation, cites only the articles the
 first answer cited, and says something the first answer and the follow-ups kept before it did
-not. At most ``CHECK_BUDGET`` candidates are asked per answer, and each candidate's result is
-remembered per library generation, so a popular article's follow-ups are checked once.
+not. At most ``CHECK_BUDGET`` candidates are asked per answer (``FACT_CHECKS`` of them facts,
+the costly kind), and each candidate's result is remembered per library generation and scope, so
+the follow-ups of an article many people ask about are checked once.
 """
 
 from __future__ import annotations
@@ -43,9 +44,11 @@ if TYPE_CHECKING:
     from .scope import Scope
 
 MAX_RELATED = 3
-# Candidates asked per answer. A speaker check costs ~1 ms, a fact check ~20-30 ms (a query
-# embedding and a ranking), so four keeps the added time to tens of milliseconds.
+# Candidates asked per answer. A speaker check with no topic costs ~1 ms (no embedding); a fact
+# check costs what a question does (a query embedding and a ranking), so at most two of the four
+# are facts: the added time is at most about two asks, and usually far less (bench/bench_related.py).
 CHECK_BUDGET = 4
+FACT_CHECKS = 2
 # Slack caps a button's text at 75 characters (Discord at 80); a longer question is not offered.
 MAX_QUESTION_CHARS = 75
 MAX_CLAUSE_WORDS = 9
@@ -103,13 +106,16 @@ def related_questions(library: Library, answer: Answer, scope: Scope | None = No
     seen = frozenset((s.article_id, s.start, s.end) for s in answer.spans)
     kept: list[str] = []
     said: list[frozenset[tuple[int, int, int]]] = [seen]
-    checks = 0
+    checks = facts = 0
     for candidate in candidates(library, answer):
         if checks >= CHECK_BUDGET or len(kept) >= MAX_RELATED:
             break
         if _normal(candidate) in asked or candidate in kept:
             continue
-        checks += 1
+        fact = candidate.startswith("Who ")
+        if fact and facts >= FACT_CHECKS:
+            continue
+        checks, facts = checks + 1, facts + fact
         result = check(library, candidate, scope)
         if not result.usable or not result.articles <= articles:
             continue
