@@ -27,9 +27,10 @@ from bot.slack_app import SlackAdapter
 from bot.slack_render import ACTION_SHARE
 from bot.state import STATE_FILE, BotState
 from bot.terminal import chat
+from retrieval import related
 from retrieval.embedder import Embedder
 from retrieval.library import Library
-from retrieval.related import CHECK_BUDGET, candidates, who_question
+from retrieval.related import candidates, who_question
 
 from .discord_fake import USER_ID, DiscordFake, running_fake
 from .logcheck import logged_errors
@@ -48,11 +49,11 @@ source: The Test Gazette
 url: https://example.org/harbour-bridge
 published: 2024-03-01
 ---
-Mayor Ellen Dufresne opened the harbour bridge at Port Avery on Tuesday.
+Okonkwo was sacked from Okonkwo Marine last year.
 
 "We have waited a decade for this bridge, and today the whole town can cross it," Ellen Dufresne said at the ceremony.
 
-Okonkwo was sacked from Okonkwo Marine last year.
+Mayor Ellen Dufresne opened the harbour bridge at Port Avery on Tuesday.
 
 Harbourmaster Tomas Lindqvist was cheered by the crowd when he cut the ribbon at noon.
 
@@ -65,6 +66,7 @@ The bridge cost 40 million pounds and carries two lanes of traffic and a cycle p
 HARBOUR_QUESTION = "What did Ellen Dufresne say?"
 # Built from the article by the fact template, and refused when asked (its names are all in it).
 REFUSED = "Who was sacked from Okonkwo Marine last year?"
+# A speaker candidate and a fact candidate that Byline answers.
 ANSWERED = ["What did Tomas Lindqvist say?", "Who opened the harbour bridge at Port Avery on Tuesday?"]
 
 
@@ -198,10 +200,11 @@ def test_a_candidate_byline_refuses_is_never_offered(
     harbour_service: Service, slack: FakeSlack, tmp_path: Path
 ) -> None:
     library = harbour_service.library
-    first = library.ask(HARBOUR_QUESTION)
-    # The fixture does what it is for: the refused candidate is built, within the checking budget,
-    # and Byline really refuses it, while the others are answered.
-    assert REFUSED in list(candidates(library, first))[:CHECK_BUDGET]
+    # The fixture does what it is for: for Ellen Dufresne's answer the refused candidate is the
+    # first fact built, and Byline really refuses it; for Tomas Lindqvist's, an answered fact
+    # comes first.
+    assert list(candidates(library, library.ask(HARBOUR_QUESTION)))[:2] == [ANSWERED[0], REFUSED]
+    assert list(candidates(library, library.ask(ANSWERED[0])))[:2] == [HARBOUR_QUESTION, ANSWERED[1]]
     assert not library.ask(REFUSED).answered
     assert all(library.ask(question).answered for question in ANSWERED)
 
@@ -209,9 +212,15 @@ def test_a_candidate_byline_refuses_is_never_offered(
     try:
         bolt.event(slack_mention(HARBOUR_QUESTION, "1700000003.000100"))
         answer = slack.wait_call("chat.postMessage")
-        labels = [b["text"]["text"] for b in related_buttons(answer.params["blocks"])]
-        assert labels == ANSWERED
+        assert [b["text"]["text"] for b in related_buttons(answer.params["blocks"])] == [ANSWERED[0]]
         assert REFUSED not in json.dumps(answer.params)
+        # It was asked, not skipped: its refusal is what the check remembered.
+        remembered = {question: found.usable for (_, _, question), found in related._cache[library].items()}
+        assert remembered[REFUSED] is False
+
+        bolt.event(slack_mention(ANSWERED[0], "1700000003.000200"))
+        other = slack.wait_call("chat.postMessage", lambda c: c.params.get("thread_ts") == "1700000003.000200")
+        assert [b["text"]["text"] for b in related_buttons(other.params["blocks"])] == [HARBOUR_QUESTION, ANSWERED[1]]
     finally:
         stop(bolt)
 
