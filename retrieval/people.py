@@ -167,7 +167,11 @@ class People:
                 singles.append(bare)
         # "Lord Kinnock" with no full name anywhere: the surname alone is who they are.
         known_surnames = {full.split()[-1] for full in self.full_names}
+        # "Sir Digby" after "Sir Digby Jones" is him, by the first name a knight is called by.
+        known_firsts = {word for full in self.full_names for word in full.split()[:-1]}
         for single in dict.fromkeys(singles):
+            if single in known_firsts:
+                continue
             if single not in known_surnames and not any(one_edit_apart(k, single) for k in known_surnames):
                 self.full_names.append(single)
 

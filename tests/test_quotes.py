@@ -251,3 +251,11 @@ def test_an_affiliation_between_name_and_verb_keeps_the_name_the_subject() -> No
         '"We are concerned about these developments, which are destabilising," he said.'
     )
     assert speaker_of(quotes_of(text), "We are concerned") == "Nicolas Sarkozy"
+
+
+def test_a_knight_called_by_his_first_name_is_the_full_name() -> None:
+    text = (
+        "CBI director general Sir Digby Jones warned the chancellor.\n\n"
+        'Sir Digby added: "Stability is the key word for British business."'
+    )
+    assert speaker_of(quotes_of(text), "Stability is the key") == "Digby Jones"

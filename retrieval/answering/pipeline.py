@@ -195,7 +195,7 @@ def _speaker_answer(
         # "what did Boris Johnson say about partygate?"
         message = f"I found {question.who}, but nothing about {question.topic} in any article I have."
         return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_TOPIC_ABSENT, message), tuning, scope)
-    on_topic = topic_vector is None or ranked[0].score >= tuning.speaker_min_score
+    on_topic = topic_vector is None or _on_topic(ranked[0], tuning)
     if not on_topic and not question.topic_optional and checks.SPEAKER_OFF_TOPIC.on(tuning):
         count = articles_in_speaker_quotes(ranges)
         message = (
@@ -220,6 +220,14 @@ def _speaker_answer(
     if not on_topic:  # the topic came from an earlier question ("and Guardiola?")
         message = f"I found nothing from {question.who} about {question.topic}; here is what they said."
     return finish(library, question, spans, citations, message)
+
+
+def _on_topic(best: RankedQuote, tuning: Tuning) -> bool:
+    """Whether the person's best quote is about the topic: a high score, or a fair one in a
+    story that is itself about the topic."""
+    if best.score >= tuning.speaker_min_score:
+        return True
+    return best.score >= tuning.speaker_min_score_in_story and best.article >= tuning.speaker_story_article_score
 
 
 def _speaker_refusal(
