@@ -4,8 +4,9 @@ Platform-neutral: ``build_digest`` returns a ``Digest`` that every adapter rende
 (``Digest.text`` is the plain-text rendering, used by the terminal and as fallback text).
 
 How stories are found: a story is one event (same actors, same place, same time), decided for
-each pair of articles by ``retrieval/story.py`` (alike leads, shared names and figures, no
-conflicting places or dates) and grouped by complete link. The other articles of a story are
+each pair of articles by ``retrieval/story.py`` (the same sentences restated, or alike articles
+naming the same people and dates; no conflicting places or publication dates) and grouped by
+complete link. The other articles of a story are
 shown under it as "also in: …", never as stories of their own. ``cluster`` is the older topic
 clustering, kept for ``bench/eval_story.py`` to compare against. Key lines are chosen
 extractively: the sentences nearest the story's centroid, so every word shown is a stored

@@ -121,3 +121,20 @@ def not_people(text: str, paragraphs: list[Paragraph]) -> NotPeople:
             elif entity.label_ in NOT_PERSON_LABELS:
                 names.add(name)
     return NotPeople(frozenset(names - people), frozenset(people))
+
+
+def entity_spans(texts: list[str]) -> list[list[tuple[str, str]]] | None:
+    """Every entity the model finds in each text, as (written text, label), in text order; None
+    when the model is missing, so that a caller can fall back to what it does without names.
+
+    Used by story grouping (``story.py``): the people and dates an article names tell one event
+    from the next step of its saga.
+    """
+    if not texts:
+        return []
+    with _model_lock:  # spaCy pipelines are not safe to share across threads
+        model = _model()
+        if model is None:
+            return None
+        docs = list(model.pipe(texts, batch_size=32))
+    return [[(entity.text, entity.label_) for entity in doc.ents] for doc in docs]

@@ -1,7 +1,7 @@
 """Digests grouped by story (one event), not by topic; the weekly gaps report to an admin channel.
 
-Real embedding model, real library; posts go through the real Slack client to the fake Slack API
-and through the real discord.py client to the fake Discord.
+Real embedding model, real NER model, real library; posts go through the real Slack client to
+the fake Slack API and through the real discord.py client to the fake Discord.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot.digest_schedule import DigestScheduler, parse_schedule
@@ -20,12 +21,16 @@ from bot.gaps_digest import GapsDigest, Target, parse_targets
 from bot.replies import DigestReply
 from bot.service import Asker, Service
 from bot.slack_app import SlackPoster, make_client
-from retrieval.digest import build_digest
+from retrieval.digest import build_digest, cluster, digest_items
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
+from retrieval.story import evidence, names_of
 
+from .conftest import BBC
+from .discord_fake import CHANNEL_ID, running_fake
 from .slack_fake import FakeSlack
+from .test_discord import bot_posts, start_bot, text_of
 from .test_slack import settings_for
 
 US_FACTS = (
@@ -55,12 +60,15 @@ US_2 = ArticleDraft(
 COPY = ArticleDraft(
     "fixture:us-copy", "Fed raises rates to 2.5%", US_FACTS, "Syndicated Post", "https://example.org/copy", "2026-12-01"
 )
+# Another central bank's decision, written like the US reports (same theme, same shape, same
+# words): the older topic clustering made it one story with them (see the test below).
 UK = ArticleDraft(
     "fixture:uk",
     "Bank of England holds UK interest rates at 4.75%",
-    "The Bank of England has held UK interest rates at 4.75% for the fifth month in a row.\n\n"
-    "The Bank said the British economy was growing at a steady pace and that inflation remained under control.\n\n"
-    "Most economists in the City had expected the decision and said the central bank would keep rates on hold.",
+    "The Bank of England has held UK interest rates at 4.75%, leaving them unchanged after four rises this year.\n\n"
+    "The Bank said the British economy was growing at a solid pace and that inflation remained under control.\n\n"
+    "Most economists in the City had expected the decision and said the central bank would keep raising rates "
+    "slowly next year.",
     "City News",
     "https://example.org/uk",
     "2026-12-01",
@@ -116,6 +124,15 @@ def test_two_reports_of_one_rate_rise_are_one_story_another_banks_decision_is_no
     assert {UK.key} in groups, "the Bank of England's decision is another event of the same topic"
 
 
+def test_the_older_topic_clustering_made_one_story_of_each_theme(rates) -> None:
+    # What the fixtures are for: alike enough that grouping by topic joins them.
+    library, _ = rates
+    items = digest_items(library, library.store.list_articles(limit=10))
+    keys = [item.article.key for item in items]
+    groups = [{keys[i] for i in group} for group in cluster([i.mean for i in items], [i.title_words for i in items])]
+    assert {US_1.key, US_2.key, COPY.key, UK.key} in groups and {JAPAN.key, GERMANY.key} in groups
+
+
 def test_two_countries_gdp_figures_are_two_stories(rates) -> None:
     library, _ = rates
     groups = groups_of(library)
@@ -153,6 +170,65 @@ def test_digest_posted_to_slack_shows_one_story_per_event_with_also_in(rates, tm
         assert "German economy grows" in text and "Japan" in text
     finally:
         fake.close()
+
+
+def test_digest_posted_to_discord_shows_one_story_per_event_with_also_in(rates, seed_service: Service) -> None:
+    library, _ = rates
+    now = datetime.now(UTC)
+    digest = build_digest(library, "news", SINCE, now + timedelta(seconds=1), now)
+    with running_fake() as fake:
+        bot = start_bot(fake, seed_service)
+        try:
+            poster = bot.client.poster
+            assert poster is not None
+            start = fake.mark()
+            poster.post(str(CHANNEL_ID), DigestReply(digest))  # from this thread, as the scheduler does
+            posts = bot_posts(fake, start)
+        finally:
+            bot.close()
+    assert posts, "the digest reached Discord"
+    text = "".join(text_of(body) for body in posts)
+    assert text.count("also in:") == 1, "one story of three articles; the others stand alone"
+    also = next(line for line in text.splitlines() if "also in:" in line)
+    lead = digest.stories[0].articles[0]
+    for other in (a for a in (US_1, US_2, COPY) if a.key != lead.key):
+        assert other.url in also, "each other report is named and linked under the story"
+    assert "Bank of England holds UK interest rates" not in also
+    for headline in ("Bank of England holds UK interest rates", "German economy grows", "Japan's economy grows"):
+        assert text.count(f"**{headline}") == 1, f"{headline!r} is a story of its own"  # a bold story headline
+    assert all(body["allowed_mentions"]["parse"] == [] for body in posts)
+
+
+def test_names_are_words_of_people_and_of_dates() -> None:
+    names = names_of([("Mr Blair", "PERSON"), ("Tony Blair's", "PERSON"), ("last Saturday", "DATE"), ("BBC", "ORG")])
+    assert names.people == {"blair": 2, "tony": 1}
+    assert names.dates == {"last": 1, "saturday": 1}
+
+
+# One event told twice (the preview of a Bonhams auction of Elvis recordings and its results),
+# and two steps of one saga (the European Parliament's legal committee asks for a new software
+# patent law; later the Commission refuses). Both pairs restate sentences about as much (the
+# first rule, cosine + matches >= 1.9, joined neither); the auction's reports share its
+# people and dates, the saga's steps do not.
+BBC_EVENT = ["entertainment/152", "entertainment/163"]
+BBC_STEPS = ["tech/030", "tech/342"]
+
+
+@pytest.mark.skipif(not BBC.is_dir(), reason="BBC News articles not present")
+def test_bbc_one_event_is_one_story_and_two_saga_steps_are_two(tmp_path: Path, embedder: Embedder) -> None:
+    library = Library.open(tmp_path / "data", embedder)
+    try:
+        report = library.ingest([BBC / f"{name}.txt" for name in BBC_EVENT + BBC_STEPS])
+        assert len(report.article_ids) == 4
+        items = digest_items(library, library.store.list_articles(limit=10))
+        found = evidence([item.features for item in items])
+        assert not found.restated()[np.triu_indices(4, 1)].any(), "the first rule joins neither pair"
+        now = datetime.now(UTC)
+        digest = build_digest(library, "bbc", datetime(2000, 1, 1, tzinfo=UTC), now, now)
+        groups = sorted(sorted(Path(a.key).stem for a in story.articles) for story in digest.stories)
+        assert groups == [["030"], ["152", "163"], ["342"]]
+    finally:
+        library.close()
 
 
 # -- the weekly gaps report --------------------------------------------------------------------
