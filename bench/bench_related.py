@@ -40,8 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     library = Library.open(args.library)
     library.warm_up()
-    questions = [q for path in sorted((HERE / "data" / "natural").glob("*.tsv")) for q in load_natural(path)]
-    questions = [q.text for q in questions if q.part == "dev"][: args.questions]
+    natural = [q for path in sorted((HERE / "data" / "natural").glob("*.tsv")) for q in load_natural(path)]
+    questions = [q.text for q in natural if q.part == "dev"][: args.questions]
     for question in questions[:20]:  # caches warm, as in a running bot
         related.related_questions(library, library.ask(question))
     cold: list[float] = []

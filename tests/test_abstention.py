@@ -205,6 +205,8 @@ def test_a_fair_quote_answers_when_its_story_is_about_the_topic(corpus: Library)
     strict = replace(TUNING, speaker_min_score=5.0)
     answer = answer_question(corpus, question, (), strict)
     assert answer.answered and answer.spans[0].speaker == "Walter Phillips"
+    assert answer.message.startswith("These words of Walter Phillips are from a story about Cosby")
+    assert not answer_question(corpus, question).message  # close enough to the topic itself: no caveat
     without_story_rule = replace(strict, speaker_min_score_in_story=5.0)
     assert answer_question(corpus, question, (), without_story_rule).refused_by == "speaker_off_topic"
 

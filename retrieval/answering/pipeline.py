@@ -195,7 +195,8 @@ def _speaker_answer(
         # "what did Boris Johnson say about partygate?"
         message = f"I found {question.who}, but nothing about {question.topic} in any article I have."
         return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_TOPIC_ABSENT, message), tuning, scope)
-    on_topic = topic_vector is None or _on_topic(ranked[0], tuning)
+    plainly_on_topic = topic_vector is None or ranked[0].score >= tuning.speaker_min_score
+    on_topic = plainly_on_topic or _in_story_about_topic(ranked[0], tuning)
     if not on_topic and not question.topic_optional and checks.SPEAKER_OFF_TOPIC.on(tuning):
         count = articles_in_speaker_quotes(ranges)
         message = (
@@ -219,14 +220,18 @@ def _speaker_answer(
     message = ""
     if not on_topic:  # the topic came from an earlier question ("and Guardiola?")
         message = f"I found nothing from {question.who} about {question.topic}; here is what they said."
+    elif not plainly_on_topic:
+        # Answered because the quote's story is about the topic, not because the quote itself
+        # is close to it: the asker should know the words may not speak to it directly.
+        message = (
+            f"These words of {question.who} are from a story about {question.topic}; they may not speak to it directly."
+        )
     return finish(library, question, spans, citations, message)
 
 
-def _on_topic(best: RankedQuote, tuning: Tuning) -> bool:
-    """Whether the person's best quote is about the topic: a high score, or a fair one in a
-    story that is itself about the topic."""
-    if best.score >= tuning.speaker_min_score:
-        return True
+def _in_story_about_topic(best: RankedQuote, tuning: Tuning) -> bool:
+    """Whether a quote below the plain threshold still answers: a fair score, in a story that is
+    itself about the topic (people paraphrase what the story says)."""
     return best.score >= tuning.speaker_min_score_in_story and best.article >= tuning.speaker_story_article_score
 
 
