@@ -3,16 +3,26 @@ once per test process and shared, since loading it is the slow part."""
 
 from __future__ import annotations
 
+import logging
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from bot.service import Service
-from retrieval.embedder import Embedder
-from retrieval.library import Library
-from tests.feed_server import FeedServer, running_server
+# Before anything imports it: its asserts (a signed request answered 200) report as a test's do.
+pytest.register_assert_rewrite("tests.platform_helpers")
+
+from bot.service import Service  # noqa: E402
+from retrieval.embedder import Embedder  # noqa: E402
+from retrieval.library import Library  # noqa: E402
+from tests.feed_server import FeedServer, running_server  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.discord_fake import DiscordFake
+    from tests.platform_helpers import Bolt, ErrorLog
+    from tests.slack_fake import FakeSlack
 
 PROJECT = Path(__file__).resolve().parent.parent
 SEEDS = PROJECT / "seeds"
@@ -73,3 +83,59 @@ def server() -> Iterator[FeedServer]:
     """The local web server the feed and fetch tests serve pages and feeds from."""
     with running_server() as running:
         yield running
+
+
+@pytest.fixture
+def cli_data_dir(seed_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the seed data directory that ``byline`` commands run against: BYLINE_DATA_DIR
+    names it, and the working directory is a temporary one."""
+    copy = tmp_path / "data"
+    shutil.copytree(seed_data_dir, copy)
+    monkeypatch.setenv("BYLINE_DATA_DIR", str(copy))
+    monkeypatch.chdir(tmp_path)
+    return copy
+
+
+# -- the fake platforms (imported here, not at the top, so tests that use neither skip loading them)
+
+
+@pytest.fixture
+def slack() -> Iterator[FakeSlack]:
+    """The fake Slack Web API on 127.0.0.1."""
+    from tests.platform_helpers import running_slack
+
+    with running_slack() as fake:
+        yield fake
+
+
+@pytest.fixture
+def bolt(seed_service: Service, slack: FakeSlack, tmp_path: Path) -> Iterator[Bolt]:
+    """The real bolt app over the seed article, served over HTTP and talking to ``slack``."""
+    from tests.platform_helpers import served_bolt
+
+    with served_bolt(seed_service, slack, tmp_path) as served:
+        yield served
+
+
+@pytest.fixture
+def discord_fake() -> Iterator[DiscordFake]:
+    """The fake Discord (REST and gateway) on 127.0.0.1, with discord.py pointed at it."""
+    from tests.discord_fake import running_fake
+
+    with running_fake() as fake:
+        yield fake
+
+
+@pytest.fixture
+def errors() -> Iterator[ErrorLog]:
+    """Fails the test at teardown if Byline's Discord adapter or discord.py logged an error."""
+    from tests.platform_helpers import ErrorLog
+
+    handler = ErrorLog()
+    loggers = [logging.getLogger("byline.discord"), logging.getLogger("discord")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    yield handler
+    for logger in loggers:
+        logger.removeHandler(handler)
+    assert not handler.records, [r.getMessage() for r in handler.records]

@@ -4,7 +4,6 @@ anything else gets no reply at all. Through the real bolt app and the real disco
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,6 @@ from aiohttp import web
 
 from bot.autoreply import is_question
 from bot.service import Service
-from bot.slack_app import SlackAdapter
 from bot.state import BotState
 
 from .discord_fake import (
@@ -29,11 +27,10 @@ from .discord_fake import (
     DiscordFake,
     restored_endpoints,
 )
-from .logcheck import logged_errors
+from .platform_helpers import Bolt, ErrorLog, checked_bolt
 from .slack_fake import BOT_USER as SLACK_BOT
-from .slack_fake import FakeSlack
-from .test_discord import ErrorLog, callback, start_bot, text_of
-from .test_slack import Bolt, message, posts, settings_for
+from .test_discord import callback, start_bot, text_of
+from .test_slack import message, posts
 
 QUESTION = "what did Mourinho say about the referee?"
 # Chatter in a question channel: short, no question mark, no leading question word, or all three.
@@ -66,16 +63,8 @@ def test_what_counts_as_a_question() -> None:
 
 @pytest.fixture
 def slack(seed_service: Service, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[Bolt]:
-    caplog.set_level(logging.WARNING)
-    fake = FakeSlack()
-    adapter = SlackAdapter(seed_service, settings_for(fake, tmp_path))
-    served = Bolt(adapter, fake)
-    yield served
-    served.server.shutdown()
-    served.server.server_close()
-    adapter.close()
-    fake.close()
-    assert not logged_errors(caplog, ("slack_bolt", "byline"))
+    with checked_bolt(seed_service, tmp_path, caplog) as served:
+        yield served
 
 
 def test_slack_admin_marks_a_question_channel_and_questions_are_answered_in_a_thread(slack: Bolt) -> None:
@@ -201,18 +190,6 @@ def forum_fake() -> Iterator[ForumFake]:
             yield started
     finally:
         started.stop()
-
-
-@pytest.fixture
-def errors() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    loggers = [logging.getLogger("byline.discord"), logging.getLogger("discord")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    yield handler
-    for logger in loggers:
-        logger.removeHandler(handler)
-    assert not handler.records, [r.getMessage() for r in handler.records]
 
 
 def autoreply(fake: ForumFake, mode: str, channel: int | None = None, permissions: int = MOD) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -44,21 +43,10 @@ from .discord_fake import (
     OTHER_BOT,
     THREAD_ID,
     DiscordFake,
-    running_fake,
 )
+from .platform_helpers import ErrorLog
 
 QUESTION = "what did Mourinho say about the referee?"
-
-
-class ErrorLog(logging.Handler):
-    """Collects ERROR records from the adapter and discord.py: a handler error fails the test."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
 
 
 @dataclass
@@ -75,21 +63,9 @@ class Bot:
 
 
 @pytest.fixture
-def fake() -> Iterator[DiscordFake]:
-    with running_fake() as started:
-        yield started
-
-
-@pytest.fixture
-def errors() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    loggers = [logging.getLogger("byline.discord"), logging.getLogger("discord")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    yield handler
-    for logger in loggers:
-        logger.removeHandler(handler)
-    assert not handler.records, [r.getMessage() for r in handler.records]
+def fake(discord_fake: DiscordFake) -> DiscordFake:
+    """This module's name for the shared fake Discord (``conftest.discord_fake``)."""
+    return discord_fake
 
 
 def settings_for(fake: DiscordFake, data_dir: Path, **overrides: Any) -> Settings:

@@ -5,7 +5,6 @@ by `byline feedback --json`."""
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,14 +15,11 @@ from bot.cli import main
 from bot.gaps import Gap, GapStore, gap_groups, group_gaps, normalise
 from bot.replies import AnswerReply, TextReply
 from bot.service import Asker, Service
-from bot.slack_app import SlackAdapter
 from bot.state import STATE_FILE, BotState
 from retrieval.embedder import Embedder
 
 from .discord_fake import DiscordFake, running_fake
-from .logcheck import logged_errors
-from .slack_fake import FakeSlack
-from .test_slack import Bolt, settings_for
+from .platform_helpers import Bolt, checked_bolt
 
 SLACK = Asker("slack", "U1", "C1")
 # Three wordings of one question the seed article (a Manchester derby) cannot answer, and another.
@@ -120,16 +116,8 @@ def test_grouping_by_text_alone_and_by_embedding(embedder: Embedder) -> None:
 
 @pytest.fixture
 def slack_bolt(seed_service: Service, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[Bolt]:
-    caplog.set_level(logging.WARNING)
-    fake = FakeSlack()
-    adapter = SlackAdapter(seed_service, settings_for(fake, tmp_path))
-    served = Bolt(adapter, fake)
-    yield served
-    served.server.shutdown()
-    served.server.server_close()
-    adapter.close()
-    fake.close()
-    assert not logged_errors(caplog, ("slack_bolt", "byline"))
+    with checked_bolt(seed_service, tmp_path, caplog) as served:
+        yield served
 
 
 def test_slack_byline_gaps_is_for_admins_and_lists_the_groups(slack_bolt: Bolt, seed_service: Service) -> None:

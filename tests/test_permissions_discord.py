@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.discord_fake import DiscordFake
-from tests.test_discord import bot, callback, errors, fake, followups, text_of  # noqa: F401
+from tests.test_discord import bot, callback, fake, followups, text_of  # noqa: F401
 
 REFUSED = ("Only Byline admins", "Only channel admins")
 

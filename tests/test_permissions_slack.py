@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.test_slack import Bolt, bolt, fake, no_handler_errors  # noqa: F401
+from tests.test_slack import Bolt, fake, no_handler_errors  # noqa: F401
 
 ADMIN_ONLY = [
     ("/ingest", "https://example.org/news/1"),

@@ -14,43 +14,24 @@ from typing import Any
 import pytest
 
 from bot.service import Service
-from bot.slack_app import SlackAdapter, run
+from bot.slack_app import run
 
-from .discord_fake import APP_ID, CHANNEL_ID, DiscordFake, running_fake
-from .logcheck import logged_errors
+from .discord_fake import APP_ID, CHANNEL_ID, DiscordFake
+from .platform_helpers import Bolt, ErrorLog, failing_on_logged_errors, settings_for
 from .slack_fake import FakeSlack, FakeSocketMode
-from .test_discord import Bot, ErrorLog, start_bot
+from .test_discord import Bot, start_bot
 from .test_discord import mention as discord_mention
-from .test_slack import QUESTION, Bolt, mention, settings_for
+from .test_slack import QUESTION, mention
 
 
 @pytest.fixture(autouse=True)
 def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     """A failure that is only logged (worker threads, reconnect loops) fails the test."""
-    caplog.set_level(logging.WARNING)
-    yield
-    failures = logged_errors(caplog, ("slack", "byline", "discord"))
-    assert not failures, failures
+    with failing_on_logged_errors(caplog, ("slack", "byline", "discord")):
+        yield
 
 
 # -- Slack ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack()
-    yield fake
-    fake.close()
-
-
-@pytest.fixture
-def bolt(seed_service: Service, slack: FakeSlack, tmp_path: Path) -> Iterator[Bolt]:
-    adapter = SlackAdapter(seed_service, settings_for(slack, tmp_path))
-    served = Bolt(adapter, slack)
-    yield served
-    served.server.shutdown()
-    served.server.server_close()
-    adapter.close()
 
 
 def thread_posts(fake: FakeSlack, thread_ts: str) -> list[Any]:
@@ -127,12 +108,6 @@ def test_slack_socket_mode_drop_mid_answer_delivers_once_and_reconnects(
 
 
 # -- Discord -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def discord_fake() -> Iterator[DiscordFake]:
-    with running_fake() as started:
-        yield started
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import shutil
 import time
 from collections.abc import Iterator
@@ -23,7 +22,6 @@ from bot.cli import main
 from bot.limits import LimitSettings
 from bot.replies import AnswerReply
 from bot.service import Asker, Service
-from bot.slack_app import SlackAdapter
 from bot.slack_render import ACTION_SHARE
 from bot.state import STATE_FILE, BotState
 from bot.terminal import chat
@@ -32,11 +30,10 @@ from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.related import candidates, who_question
 
-from .discord_fake import USER_ID, DiscordFake, running_fake
-from .logcheck import logged_errors
+from .discord_fake import USER_ID, DiscordFake
+from .platform_helpers import Bolt, ErrorLog, failing_on_logged_errors, serve_bolt, stop_bolt
 from .slack_fake import FakeSlack
-from .test_discord import ErrorLog, bot_posts, callback, custom_ids, followups, mention, start_bot
-from .test_slack import Bolt, settings_for
+from .test_discord import bot_posts, callback, custom_ids, followups, mention, start_bot
 from .test_slack import mention as slack_mention
 
 QUESTION = "what did Mourinho say about the referee?"
@@ -72,10 +69,8 @@ ANSWERED = ["What did Tomas Lindqvist say?", "Who opened the harbour bridge at P
 
 @pytest.fixture(autouse=True)
 def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    caplog.set_level(logging.WARNING)
-    yield
-    failures = logged_errors(caplog, ("slack_bolt", "byline"))
-    assert not failures, failures
+    with failing_on_logged_errors(caplog, ("slack_bolt", "byline")):
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -103,26 +98,6 @@ def harbour_service(harbour_data_dir: Path, tmp_path: Path, embedder: Embedder) 
 
 
 # -- Slack -----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack()
-    yield fake
-    fake.close()
-
-
-@pytest.fixture
-def bolt(seed_service: Service, slack: FakeSlack, tmp_path: Path) -> Iterator[Bolt]:
-    served = Bolt(SlackAdapter(seed_service, settings_for(slack, tmp_path)), slack)
-    yield served
-    stop(served)
-
-
-def stop(bolt: Bolt) -> None:
-    bolt.server.shutdown()
-    bolt.server.server_close()
-    bolt.adapter.close()
 
 
 def related_buttons(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -208,7 +183,7 @@ def test_a_candidate_byline_refuses_is_never_offered(
     assert not library.ask(REFUSED).answered
     assert all(library.ask(question).answered for question in ANSWERED)
 
-    bolt = Bolt(SlackAdapter(harbour_service, settings_for(slack, tmp_path)), slack)
+    bolt = serve_bolt(harbour_service, slack, tmp_path)
     try:
         bolt.event(slack_mention(HARBOUR_QUESTION, "1700000003.000100"))
         answer = slack.wait_call("chat.postMessage")
@@ -222,7 +197,7 @@ def test_a_candidate_byline_refuses_is_never_offered(
         other = slack.wait_call("chat.postMessage", lambda c: c.params.get("thread_ts") == "1700000003.000200")
         assert [b["text"]["text"] for b in related_buttons(other.params["blocks"])] == [HARBOUR_QUESTION, ANSWERED[1]]
     finally:
-        stop(bolt)
+        stop_bolt(bolt)
 
 
 def test_a_refused_answer_offers_no_related_questions(bolt: Bolt) -> None:
@@ -252,13 +227,7 @@ def test_a_mention_in_the_article_never_reaches_a_related_question(harbour_servi
 # -- byline ask --json -------------------------------------------------------------------------
 
 
-def test_ask_json_lists_the_related_questions(
-    seed_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    copy = tmp_path / "data"
-    shutil.copytree(seed_data_dir, copy)
-    monkeypatch.setenv("BYLINE_DATA_DIR", str(copy))
-    monkeypatch.chdir(tmp_path)
+def test_ask_json_lists_the_related_questions(cli_data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", "--json", QUESTION]) == 0
     answered = json.loads(capsys.readouterr().out)
     assert GUARDIOLA in answered["related"] and len(answered["related"]) <= 3
@@ -282,24 +251,6 @@ def test_terminal_chat_lists_related_questions_and_takes_a_number(seed_service: 
 
 
 # -- Discord -----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def discord_fake() -> Iterator[DiscordFake]:
-    with running_fake() as fake:
-        yield fake
-
-
-@pytest.fixture
-def errors() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    loggers = [logging.getLogger("byline.discord"), logging.getLogger("discord")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    yield handler
-    for logger in loggers:
-        logger.removeHandler(handler)
-    assert not handler.records, [r.getMessage() for r in handler.records]
 
 
 def related_ids(body: dict[str, Any]) -> list[tuple[str, str]]:

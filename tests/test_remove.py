@@ -4,7 +4,6 @@ indexes, and the audit log records who and when."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -53,13 +52,7 @@ def test_removed_articles_stay_removed_after_reopening(seed_library: Library) ->
         reopened.close()
 
 
-def test_byline_remove_and_audit(
-    seed_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    copy = tmp_path / "data"
-    shutil.copytree(seed_data_dir, copy)
-    monkeypatch.setenv("BYLINE_DATA_DIR", str(copy))
-    monkeypatch.chdir(tmp_path)
+def test_byline_remove_and_audit(cli_data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["remove", "999"]) == 1
     assert "no stored article is '999'" in capsys.readouterr().err
     assert main(["remove", str(SEED_FILE)]) == 0  # by key: the file's path

@@ -8,7 +8,6 @@ a filter after the top k would find nothing of the scope.
 from __future__ import annotations
 
 import json
-import logging
 import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -23,7 +22,6 @@ from bot.limits import LimitSettings
 from bot.replies import AnswerReply, SearchReply, SourcesReply, TextReply
 from bot.scope_commands import split_entries
 from bot.service import Asker, Service
-from bot.slack_app import SlackAdapter
 from bot.state import STATE_FILE, BotState
 from retrieval.dense import DenseIndex
 from retrieval.embedder import DIMENSION, Embedder
@@ -36,10 +34,9 @@ from retrieval.sparse import SparseIndex
 from retrieval.text import search_tokens
 
 from .discord_fake import CHANNEL_ID, DiscordFake, running_fake
-from .logcheck import logged_errors
+from .platform_helpers import Bolt, checked_bolt
 from .scope_fixtures import COURIER, LOCAL, LOCAL_KEY, WIRE, build_scope_library
-from .slack_fake import FakeSlack
-from .test_slack import Bolt, mention, settings_for
+from .test_slack import mention
 
 # Best matched by 98 wire stories; answered, in other words, by the local story too.
 LENDER_QUESTION = "Which lender raised its mortgage rate?"
@@ -293,16 +290,8 @@ def test_scope_is_for_admins_survives_a_restart_and_scopes_search_sources_and_di
 
 @pytest.fixture
 def slack_bolt(scope_service: Service, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[Bolt]:
-    caplog.set_level(logging.WARNING)
-    fake = FakeSlack()
-    adapter = SlackAdapter(scope_service, settings_for(fake, tmp_path))
-    served = Bolt(adapter, fake)
-    yield served
-    served.server.shutdown()
-    served.server.server_close()
-    adapter.close()
-    fake.close()
-    assert not logged_errors(caplog, ("slack_bolt", "byline"))
+    with checked_bolt(scope_service, tmp_path, caplog) as served:
+        yield served
 
 
 def test_slack_byline_scope_add_show_clear_and_a_scoped_answer(slack_bolt: Bolt) -> None:

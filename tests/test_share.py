@@ -4,7 +4,6 @@ fake Slack) and the real discord.py client (against the fake Discord), including
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,17 +11,15 @@ from typing import Any
 import pytest
 
 from bot.service import Service
-from bot.slack_app import SlackAdapter
 from bot.slack_render import ACTION_PASSAGES, ACTION_SHARE, ACTION_VOTE_UP
 from bot.state import STATE_FILE, BotState
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 
-from .discord_fake import HUMAN, USER_ID, DiscordFake, running_fake
-from .logcheck import logged_errors
+from .discord_fake import HUMAN, USER_ID, DiscordFake
+from .platform_helpers import ErrorLog, failing_on_logged_errors, serve_bolt, stop_bolt
 from .slack_fake import FakeSlack
-from .test_discord import ErrorLog, callback, custom_ids, followups, start_bot
-from .test_slack import Bolt, settings_for
+from .test_discord import callback, custom_ids, followups, start_bot
 
 QUESTION = "what did Mourinho say about the referee?"
 UNANSWERABLE = "Who won the Champions League in 2005?"
@@ -37,29 +34,10 @@ def fresh_service(data_dir: Path, embedder: Embedder) -> Service:
 # -- Slack -----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack()
-    yield fake
-    fake.close()
-
-
 @pytest.fixture(autouse=True)
 def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    caplog.set_level(logging.WARNING)
-    yield
-    failures = logged_errors(caplog, ("slack_bolt", "byline"))
-    assert not failures, failures
-
-
-def serve(service: Service, slack: FakeSlack, tmp_path: Path) -> Bolt:
-    return Bolt(SlackAdapter(service, settings_for(slack, tmp_path)), slack)
-
-
-def stop(bolt: Bolt) -> None:
-    bolt.server.shutdown()
-    bolt.server.server_close()
-    bolt.adapter.close()
+    with failing_on_logged_errors(caplog, ("slack_bolt", "byline")):
+        yield
 
 
 def actions(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -73,7 +51,7 @@ def without_buttons(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_slack_private_answer_has_a_share_button_that_posts_it_publicly_attributed(
     seed_service: Service, slack: FakeSlack, tmp_path: Path
 ) -> None:
-    bolt = serve(seed_service, slack, tmp_path)
+    bolt = serve_bolt(seed_service, slack, tmp_path)
     try:
         private = bolt.response(bolt.command("/ask", f"private {QUESTION}", user="U1"))
         assert private["response_type"] == "ephemeral"
@@ -115,20 +93,20 @@ def test_slack_private_answer_has_a_share_button_that_posts_it_publicly_attribut
         ]
         assert len(in_channel) == 2  # the public /ask and the one share, never a second
     finally:
-        stop(bolt)
+        stop_bolt(bolt)
 
 
 def test_slack_share_works_after_a_restart_and_keeps_an_abstentions_closest_passages(
     seed_service: Service, slack: FakeSlack, tmp_path: Path, embedder: Embedder
 ) -> None:
-    first = serve(seed_service, slack, tmp_path)
+    first = serve_bolt(seed_service, slack, tmp_path)
     try:
         private = first.response(first.command("/ask", f"private {UNANSWERABLE}", user="U5"))
         answer_id = actions(private)[0]["value"]
     finally:
-        stop(first)
+        stop_bolt(first)
     service = fresh_service(seed_service.library.data_dir, embedder)
-    second = serve(service, slack, tmp_path)
+    second = serve_bolt(service, slack, tmp_path)
     try:
         shared = second.response(second.click(ACTION_SHARE, answer_id, user="U5"))
         assert shared["response_type"] == "in_channel"
@@ -136,31 +114,13 @@ def test_slack_share_works_after_a_restart_and_keeps_an_abstentions_closest_pass
         assert without_buttons(shared["blocks"][1:]) == without_buttons(private["blocks"])
         assert "Closest passages" in json.dumps(shared["blocks"], ensure_ascii=False)
     finally:
-        stop(second)
+        stop_bolt(second)
         service.pool.shutdown()
         service.state.close()
         service.library.close()
 
 
 # -- Discord ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def discord_fake() -> Iterator[DiscordFake]:
-    with running_fake() as fake:
-        yield fake
-
-
-@pytest.fixture
-def errors() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    loggers = [logging.getLogger("byline.discord"), logging.getLogger("discord")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    yield handler
-    for logger in loggers:
-        logger.removeHandler(handler)
-    assert not handler.records, [r.getMessage() for r in handler.records]
 
 
 def private_ask(fake: DiscordFake, question: str = QUESTION) -> tuple[dict[str, Any], dict[str, Any]]:

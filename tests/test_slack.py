@@ -13,14 +13,11 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 
-from bot.config import Settings
 from bot.delivery import DeliveryError
 from bot.limits import LimitSettings
 from bot.replies import AnswerReply, DigestReply, TextReply
@@ -31,119 +28,22 @@ from bot.state import BotState
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Article, ArticleDraft, Citation, Digest, DigestStory
 
-from .logcheck import logged_errors
+from .platform_helpers import SECRET, Bolt, failing_on_logged_errors, settings_for
 from .slack_fake import BOT_USER, Call, FakeSlack, FakeSocketMode
 
-SECRET = "test-signing-secret"
-TOKEN = "xoxb-test-token"
 QUESTION = "what did Mourinho say?"
 
 
 @pytest.fixture(autouse=True)
 def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    """A listener that fails is only logged by bolt (in a worker thread): make it fail the test."""
-    caplog.set_level(logging.WARNING)
-    yield
-    failures = logged_errors(caplog, ("slack_bolt", "byline"))
-    assert not failures, failures
+    with failing_on_logged_errors(caplog, ("slack_bolt", "byline")):
+        yield
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeSlack]:
-    slack = FakeSlack()
-    yield slack
-    slack.close()
-
-
-def settings_for(fake: FakeSlack, tmp_path: Path, **changes: Any) -> Settings:
-    base = Settings(
-        data_dir=tmp_path / "unused",
-        seeds_dir=tmp_path / "unused-seeds",
-        slack_bot_token=TOKEN,
-        slack_app_token="xapp-test-token",
-        slack_signing_secret=SECRET,
-        slack_mode="http",
-        slack_api_url=fake.api_url,
-        slack_admins=frozenset({"UADMIN"}),
-    )
-    return replace(base, **changes)
-
-
-class Bolt:
-    """The adapter served over HTTP on 127.0.0.1, and a way to send it signed requests."""
-
-    def __init__(self, adapter: SlackAdapter, fake: FakeSlack) -> None:
-        self.adapter = adapter
-        self.fake = fake
-        self.server = adapter.start_http("127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/slack/events"
-        self._n = 0
-
-    def post(
-        self,
-        body: str,
-        content_type: str,
-        secret: str | None = SECRET,
-        age: int = 0,
-        headers: dict[str, str] | None = None,
-    ) -> tuple[int, str]:
-        headers = {"Content-Type": content_type} | (headers or {})
-        if secret is not None:
-            ts = str(int(time.time()) - age)
-            digest = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
-            headers |= {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}"}
-        request = urllib.request.Request(self.url, data=body.encode(), headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
-
-    def event(self, event: dict[str, Any], **kwargs: Any) -> tuple[int, str]:
-        self._n += 1
-        body = {
-            "token": "legacy", "team_id": "T0001", "api_app_id": "A0001", "type": "event_callback",
-            "event_id": f"Ev{self._n:04d}", "event_time": int(time.time()), "event": event,
-        }  # fmt: skip
-        return self.post(json.dumps(body), "application/json", **kwargs)
-
-    def command(self, command: str, text: str, user: str = "U1", channel: str = "C1") -> str:
-        """Sends a slash command; returns the name of its response URL on the fake."""
-        self._n += 1
-        name = f"cmd{self._n}"
-        form = {
-            "token": "legacy", "team_id": "T0001", "channel_id": channel, "user_id": user, "command": command,
-            "text": text, "response_url": self.fake.response_url(name), "trigger_id": f"trig{self._n}",
-        }  # fmt: skip
-        status, _ = self.post(urlencode(form), "application/x-www-form-urlencoded")
-        assert status == 200
-        return name
-
-    def click(self, action_id: str, value: str, user: str = "U1") -> str:
-        self._n += 1
-        name = f"click{self._n}"
-        payload = {
-            "type": "block_actions", "user": {"id": user}, "team": {"id": "T0001"}, "api_app_id": "A0001",
-            "channel": {"id": "C1"}, "trigger_id": f"trig{self._n}", "response_url": self.fake.response_url(name),
-            "container": {"type": "message", "message_ts": "1700000000.000001", "channel_id": "C1"},
-            "actions": [{"type": "button", "action_id": action_id, "block_id": "b", "value": value, "action_ts": "1"}],
-        }  # fmt: skip
-        status, _ = self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
-        assert status == 200
-        return name
-
-    def response(self, name: str) -> dict[str, Any]:
-        return self.fake.wait_call(f"response:{name}").params
-
-
-@pytest.fixture
-def bolt(seed_service: Service, fake: FakeSlack, tmp_path: Path) -> Iterator[Bolt]:
-    adapter = SlackAdapter(seed_service, settings_for(fake, tmp_path))
-    served = Bolt(adapter, fake)
-    yield served
-    served.server.shutdown()
-    served.server.server_close()
-    adapter.close()
+def fake(slack: FakeSlack) -> FakeSlack:
+    """This module's name for the shared fake Slack (``conftest.slack``), which ``bolt`` talks to."""
+    return slack
 
 
 def mention(text: str, ts: str, channel: str = "C1", user: str = "U1", **extra: Any) -> dict[str, Any]:

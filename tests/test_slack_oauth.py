@@ -31,40 +31,28 @@ from bot.slack_oauth import manifest_scopes
 from bot.state import STATE_FILE, BotState
 from bot.token_crypto import TokenKeyError
 
-from .logcheck import logged_errors
+from .platform_helpers import SECRET, failing_on_logged_errors, slack_http_settings
 from .slack_fake import CLIENT_ID, CLIENT_SECRET, Call, FakeSlack
 
-SECRET = "test-signing-secret"
 KEY = Fernet.generate_key().decode()
 QUESTION = "what did Mourinho say?"
 
 
 @pytest.fixture(autouse=True)
 def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    """A listener that fails is only logged by bolt (in a worker thread): make it fail the test."""
-    caplog.set_level(logging.WARNING)
-    yield
-    failures = logged_errors(caplog, ("slack_bolt", "slack_sdk", "byline"))
-    assert not failures, failures
+    with failing_on_logged_errors(caplog, ("slack_bolt", "slack_sdk", "byline")):
+        yield
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeSlack]:
-    slack = FakeSlack()
-    yield slack
-    slack.close()
+def fake(slack: FakeSlack) -> FakeSlack:
+    """This module's name for the shared fake Slack (``conftest.slack``)."""
+    return slack
 
 
 def oauth_settings(fake: FakeSlack, tmp_path: Path, **changes: Any) -> Settings:
-    base = Settings(
-        data_dir=tmp_path / "unused",
-        seeds_dir=tmp_path / "unused-seeds",
-        slack_signing_secret=SECRET,
-        slack_mode="http",
-        slack_api_url=fake.api_url,
-        slack_client_id=CLIENT_ID,
-        slack_client_secret=CLIENT_SECRET,
-        token_key=KEY,
+    base = slack_http_settings(
+        fake, tmp_path, slack_client_id=CLIENT_ID, slack_client_secret=CLIENT_SECRET, token_key=KEY
     )
     return replace(base, **changes)
 
