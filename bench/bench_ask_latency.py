@@ -15,11 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from retrieval.library import Library
-
-from .eval_natural import load_natural
-
-HERE = Path(__file__).resolve().parent
+from .eval_natural import dev_questions, open_warm_library
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,13 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=120)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
-    if not args.library.is_dir():
-        print(f"No library at {args.library}: build one first (python -m bench.eval --cache ...).")
+    library = open_warm_library(args.library)
+    if library is None:
         return 1
-    library = Library.open(args.library)
-    library.warm_up()
-    questions = [q for path in sorted((HERE / "data" / "natural").glob("*.tsv")) for q in load_natural(path)]
-    questions = [q for q in questions if q.part == "dev"][: args.questions]
+    questions = dev_questions(args.questions)
     for question in questions[:20]:  # caches warm, as in a running bot
         library.ask(question.text)
     seconds: dict[str, list[float]] = {"speaker": [], "other": []}

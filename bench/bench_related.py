@@ -17,11 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 from retrieval import related
-from retrieval.library import Library
 
-from .eval_natural import load_natural
-
-HERE = Path(__file__).resolve().parent
+from .eval_natural import dev_questions, open_warm_library
 
 
 def _p(values: list[float], q: float) -> float:
@@ -35,13 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=120)
     parser.add_argument("--show", type=int, default=0, help="print the follow-ups of the first N answers")
     args = parser.parse_args(argv)
-    if not args.library.is_dir():
-        print(f"No library at {args.library}: build one first (python -m bench.eval --cache ...).")
+    library = open_warm_library(args.library)
+    if library is None:
         return 1
-    library = Library.open(args.library)
-    library.warm_up()
-    natural = [q for path in sorted((HERE / "data" / "natural").glob("*.tsv")) for q in load_natural(path)]
-    questions = [q.text for q in natural if q.part == "dev"][: args.questions]
+    questions = [q.text for q in dev_questions(args.questions)]
     for question in questions[:20]:  # caches warm, as in a running bot
         related.related_questions(library, library.ask(question))
     cold: list[float] = []

@@ -78,6 +78,26 @@ def load_natural(path: Path, split: bool = True) -> list[NaturalQuestion]:
     return questions
 
 
+NATURAL_DIR = Path(__file__).resolve().parent / "data" / "natural"
+
+
+def dev_questions(limit: int) -> list[NaturalQuestion]:
+    """The first ``limit`` dev questions of all the natural files: the question mix of the
+    speed benches (``bench_ask_latency``, ``bench_related``)."""
+    natural = [q for path in sorted(NATURAL_DIR.glob("*.tsv")) for q in load_natural(path)]
+    return [q for q in natural if q.part == "dev"][:limit]
+
+
+def open_warm_library(path: Path) -> Library | None:
+    """A built library, opened and warmed as ``serve`` does it; None (with a message) if absent."""
+    if not path.is_dir():
+        print(f"No library at {path}: build one first (python -m bench.eval --cache ...).")
+        return None
+    library = Library.open(path)
+    library.warm_up()
+    return library
+
+
 def _folded(text: str) -> str:
     return without_accents(text).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"').lower()
 
