@@ -89,11 +89,6 @@ def _model() -> Any | None:
         return None
 
 
-def model_available() -> bool:
-    with _model_lock:
-        return _model() is not None
-
-
 def not_people(text: str, paragraphs: list[Paragraph]) -> NotPeople:
     """The non-person names of the quote-bearing paragraphs (and those just before them)."""
     wanted: set[int] = set()
