@@ -192,7 +192,8 @@ class Fetcher:
         self, url: str, target: Target, kind: Kind, etag: str, last_modified: str, clock: _Clock
     ) -> tuple[FetchResult | None, str | None]:
         # Never 0: a socket timeout of 0 would make the connect non-blocking, not instant.
-        connection = _connection(target, max(0.05, min(self.timeout, clock.remaining())))
+        socket_timeout = max(0.05, min(self.timeout, clock.remaining()))
+        connection = _connection(target, socket_timeout)
         watchdog = _Watchdog(connection, clock)
         parts = urlsplit(url)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -248,7 +249,10 @@ class Fetcher:
                 last_modified=response.getheader("Last-Modified", ""),
             ), None
         except (TimeoutError, ssl.SSLError, http.client.HTTPException, OSError) as error:
-            if watchdog.fired:  # the watchdog shut the socket: say why, not how it broke
+            # The watchdog shut the socket, or the socket's own timeout was the deadline's rest
+            # (it can go off a moment before the watchdog does): say why, not how it broke.
+            deadline_timeout = isinstance(error, TimeoutError) and socket_timeout < self.timeout
+            if watchdog.fired or deadline_timeout:
                 raise clock.timeout() from None
             if isinstance(error, TimeoutError):
                 raise FetchTimeout(url, f"no answer within {self.timeout:g} s") from None
