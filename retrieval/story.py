@@ -31,10 +31,11 @@ whole article: the first 1,000-2,500 characters alone lost most of their value.
 The model alone was not kept: it treats an article naming no one as disagreeing on people, so
 two copies of a report without names barely passed, and two reports of one collapse quoting
 different witnesses did not; the first rule, which joins restated sentences whatever the
-names, keeps those. On the report half of the pairs (never fitted on; its totals were seen
-three times, see ``StoryModel``) the union
-scores precision 0.850, recall 0.680, against the first rule's 0.882 and 0.600: the target
-(0.90 at 0.80) is not reached.
+names, keeps those. On the report half of the pairs (never fitted on; no longer held out, see
+``StoryModel``) the union scores precision 0.857, recall 0.720, against the first rule's 0.889
+and 0.640. On the held-out final pairs (``bench/data/story_pairs_final``, labelled blind after
+this model was fitted, scored once) it scores 0.960 and 0.621: every copy of one report is
+joined, 3 of 47 distinct reports of one event are. The target (0.90 at 0.80) is not reached.
 
 Articles are then grouped by complete link: a story only takes an article that the pair rule
 joins with every member already in it, so a chain (A like B, B like C) never glues two events.
@@ -87,8 +88,11 @@ class StoryModel:
     0.727, recall 0.640, worse than the first rule's 0.882 and 0.600. The stricter threshold
     (chosen on the tuning half alone) scored 0.875 and 0.560 there; the union with the first
     rule (chosen for the fixtures of tests/test_digest.py, see the module's docstring) 0.850
-    and 0.680. No
-    report-half pair was ever listed or read; only these totals were seen.
+    and 0.680. Until then no report-half pair was listed or read. Then, to look for better
+    measures, the errors of all 330 pairs were listed, both halves: the shared-headline exception
+    to the countries veto came from a report-half pair, so its 0.857 and 0.720 with it are not
+    a held-out figure. The held-out final pairs (labelled after all this) were scored once, with
+    this model: 0.960 and 0.621.
     """
 
     bias: float = -10.485
