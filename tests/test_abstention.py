@@ -293,3 +293,72 @@ def test_a_changed_article_is_checked_by_its_new_words(tmp_path: Path, embedder:
         assert library.ask(question).answered
     finally:
         library.close()
+
+
+# -- names people run together, and "who said" answered with the whole quote ----------------
+
+SEPARATE_NAMES = [
+    ArticleDraft(
+        key="test:alexander",
+        title="Epic struggles at the box office",
+        text=(
+            "Oliver Stone's epic Alexander was rumoured to have cost $150m to make.\n\n"
+            "The film about the Macedonian king took only $34m in North America."
+        ),
+    ),
+    ArticleDraft(
+        key="test:certificates",
+        title="Film ratings explained",
+        text=(
+            "In America a PG-13 certificate is roughly equivalent to a British 12A rating.\n\n"
+            "The ratings board said parents should still check what their children watch."
+        ),
+    ),
+    ArticleDraft(
+        key="test:gun-crime",
+        title="Drum and bass star speaks out",
+        text=(
+            "Roni Size has spoken out about violence at music events.\n\n"
+            '"I have seen what goes on for ten years. It is nothing to be glamorised, it really isn\'t," '
+            "said Roni Size."
+        ),
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def separate(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
+    library = Library.open(Path(tmp_path_factory.mktemp("separate")) / "data", embedder)
+    library.add_drafts(SEPARATE_NAMES)
+    yield library
+    library.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # A possessive ends a name: "Oliver Stone" and "Alexander", not "Oliver Stone Alexander".
+        ("How much was Oliver Stone's Alexander rumoured to have cost to make?", "$150m"),
+        # A nationality in front describes the name: "PG-13", not "American PG-13".
+        ("What does an American PG-13 certificate correspond to in Britain?", "12A"),
+    ],
+    ids=["possessive", "nationality"],
+)
+def test_names_run_together_in_a_question_are_found_apart(separate: Library, question: str, expected: str) -> None:
+    answer = separate.ask(question)
+    assert answer.answered, answer.refused_by
+    assert any(expected in span.text for span in answer.spans)
+
+
+def test_a_name_the_article_lacks_is_still_missing_when_split(separate: Library) -> None:
+    # "Oliver Stone's Platoon": "Platoon" is in no article, whatever the possessive does.
+    assert not separate.ask("How much did Oliver Stone's Platoon cost to make?").answered
+
+
+def test_who_said_answers_with_the_whole_quote(separate: Library) -> None:
+    answer = separate.ask("Who said that after a decade of seeing what goes on, gun crime is nothing to glamorise?")
+    assert answer.answered
+    (span,) = answer.spans
+    assert span.kind == "quote" and span.speaker == "Roni Size"
+    # Both sentences of the quote, verbatim: the words asked about are in the second.
+    assert span.text.startswith("I have seen what goes on") and "nothing to be glamorised" in span.text

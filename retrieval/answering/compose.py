@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..models import Answer, AnswerSpan, Citation, Passage, SearchHit, Sentence
+from ..models import Answer, AnswerSpan, Citation, Passage, Quote, SearchHit, Sentence
 from ..ranking import Tuning, _rank_passages
 from ..render import render_plain
 from ..scope import articles_phrase
@@ -64,12 +64,18 @@ def hits(library: Library, ranked: Sequence[tuple[int, float]]) -> list[SearchHi
     return found
 
 
-def quote_speaker(library: Library, sentence: Sentence) -> str:
-    """Who a sentence quotes, when it lies in an attributed quote."""
+def quote_of(library: Library, sentence: Sentence) -> Quote | None:
+    """The attributed quote a sentence lies in, if any."""
     for quote in library.store.quotes_of_articles([sentence.article_id]):
         if quote.speaker and quote.start < sentence.end and sentence.start < quote.end:
-            return quote.speaker
-    return ""
+            return quote
+    return None
+
+
+def quote_speaker(library: Library, sentence: Sentence) -> str:
+    """Who a sentence quotes, when it lies in an attributed quote."""
+    quote = quote_of(library, sentence)
+    return quote.speaker if quote is not None else ""
 
 
 def finish(

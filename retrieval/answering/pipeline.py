@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import BadQuestion
-from ..models import Answer, AnswerSpan, SearchHit
+from ..models import Answer, AnswerSpan, Quote, SearchHit, Sentence
 from ..ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
 from ..scope import articles_phrase
 from ..text import search_tokens
 from . import checks
 from .checks import Refusal
 from .citations import Citations
-from .compose import abstain, finish, hits, quote_speaker
+from .compose import abstain, finish, hits, quote_of, quote_speaker
 from .facts import choose_sentences, confident, typed_first, words_besides_names
 from .names import MissingTerms, names_absent
 from .question import MAX_QUESTION_CHARS, Question, parse, with_context
@@ -165,10 +165,22 @@ def _who_said_answer(library: Library, question: Question, scored: list[_Scored]
         return None
     window = [s for s in scored[: tuning.who_said_window] if confident(s, tuning)]
     for item in window:
-        speaker = quote_speaker(library, item.sentence)
-        if speaker:
-            return _sentences_answer(library, question, [item])
+        quote = quote_of(library, item.sentence)
+        if quote is not None:
+            # The whole quote, as a speaker answer gives it: the words asked about are often in
+            # its next sentence ("Who said gun crime is nothing to glamorise?").
+            citations = Citations(library)
+            span = _quote_span(library, citations, quote, item.sentence, item.score)
+            return finish(library, question, [span], citations)
     return _sentences_answer(library, question, window[:1]) if window else None
+
+
+def _quote_span(library: Library, citations: Citations, quote: Quote, best: Sentence, score: float) -> AnswerSpan:
+    """A quote as an answer span (all of it when short, else its best sentence), cited."""
+    start, end = quote_window(quote, best)
+    text = library.store.article(quote.article_id, with_text=True).text[start:end]  # type: ignore[union-attr]
+    n = citations.number(quote.article_id, quote.paragraph, best.passage_id)
+    return AnswerSpan(text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(score, 4))
 
 
 # -- what someone said --------------------------------------------------------------------------
@@ -208,15 +220,7 @@ def _speaker_answer(
     citations = Citations(library)
     spans = []
     for item in chosen:
-        quote = item.quote
-        start, end = quote_window(quote, item.best)
-        text = library.store.article(quote.article_id, with_text=True).text[start:end]  # type: ignore[union-attr]
-        n = citations.number(quote.article_id, quote.paragraph, item.best.passage_id)
-        spans.append(
-            AnswerSpan(
-                text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(item.score, 4)
-            )
-        )
+        spans.append(_quote_span(library, citations, item.quote, item.best, item.score))
     message = ""
     if not on_topic:  # the topic came from an earlier question ("and Guardiola?")
         message = f"I found nothing from {question.who} about {question.topic}; here is what they said."
