@@ -86,11 +86,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--natural-part",
-        choices=["dev", "test", "final", "final2", "all"],
+        choices=["dev", "test", "final", "final2", "final3", "all"],
         default="test",
         help=(
             "dev: the part rules are tuned on; test: the reported part; final: written after the rules"
-            " froze; final2: written after the second round of rules froze"
+            " froze; final2, final3: written after the second, third round of rules froze"
         ),
     )
     parser.add_argument(
@@ -263,7 +263,7 @@ def _natural_questions(args: argparse.Namespace) -> list[NaturalQuestion]:
         questions += load_natural(path, split=not final)
     if args.natural_part == "all":
         return questions
-    # "final" is the files final_*.tsv (parts "final_business", ...), "final2" the files final2_*.tsv.
+    # "final" is the files final_*.tsv (parts "final_business", ...), "final2" the files final2_*.tsv, ...
     wanted = args.natural_part
     return [q for q in questions if q.part == wanted or q.part.startswith(wanted + "_")]
 
