@@ -87,6 +87,10 @@ class Tuning:
     # Abstain on a typed question ("when", "how many") when none of this many best
     # sentences holds that type (0 turns the check off).
     type_window: int = 5
+    # A question asking how something turned out ("eventually", "in the end") is answered by a
+    # sentence holding at least this share of its words besides names (and none of what could
+    # or will happen): else the library has the story, not its end.
+    outcome_min_shared: float = 0.6
     # How far down the scored sentences to look for one inside an attributed quote ("who said").
     who_said_window: int = 12
     # Checks switched off (by ``Check.name``, see answering/checks.py): how the bench measures

@@ -362,3 +362,44 @@ def test_who_said_answers_with_the_whole_quote(separate: Library) -> None:
     assert span.kind == "quote" and span.speaker == "Roni Size"
     # Both sentences of the quote, verbatim: the words asked about are in the second.
     assert span.text.startswith("I have seen what goes on") and "nothing to be glamorised" in span.text
+
+
+# -- questions about how a story turned out ------------------------------------------------
+
+TRIAL_BEGINS = ArticleDraft(
+    key="test:trial-begins",
+    title="Former telecoms boss goes on trial",
+    text=(
+        "Former Worldcom boss Bernie Ebbers went on trial in New York on Tuesday, accused of overseeing an "
+        "$11bn fraud.\n\nIf found guilty, Mr Ebbers could face a substantial jail sentence."
+    ),
+)
+TRIAL_ENDS = ArticleDraft(
+    key="test:trial-ends",
+    title="Ebbers convicted of Worldcom fraud",
+    text=(
+        "Bernie Ebbers was convicted of fraud by a jury in New York and was sentenced to 25 years in prison.\n\n"
+        "His lawyers said they would appeal."
+    ),
+)
+
+
+def test_how_a_story_turned_out_is_refused_when_the_library_has_only_its_start(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    library = Library.open(tmp_path / "data", embedder)
+    try:
+        library.add_drafts([TRIAL_BEGINS])
+        question = "Was Bernie Ebbers eventually convicted over the Worldcom fraud?"
+        answer = library.ask(question)
+        assert not answer.answered and answer.refused_by == "outcome_not_reported"
+        assert answer.message == "I couldn't find how that turned out in the 1 article I have."
+        assert answer.closest and "went on trial" in answer.closest[0].passage.text  # the story as it stood
+        # Without the outcome words it is a plain question about the story, answered.
+        assert library.ask("What fraud was Bernie Ebbers accused of overseeing?").answered
+        # Once the library has the outcome, the same question is answered with it.
+        library.add_drafts([TRIAL_ENDS])
+        answer = library.ask(question)
+        assert answer.answered and "convicted of fraud" in answer.spans[0].text
+    finally:
+        library.close()

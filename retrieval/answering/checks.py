@@ -37,6 +37,9 @@ NAMES_ABSENT = Check("names_absent", "the question names something no stored art
 ANSWER_TYPE = Check("answer_type", "a when / how many / who question with no date, number or new name in the evidence")
 NOT_CONFIDENT = Check("not_confident", "the best sentence is not close enough in meaning or words")
 NAMES_NOT_IN_ARTICLE = Check("names_not_in_article", "the answer's own article lacks a name of the question")
+OUTCOME_NOT_REPORTED = Check(
+    "outcome_not_reported", "the question asks how something turned out, and no sentence says it plainly enough"
+)
 SPEAKER_OFF_TOPIC = Check("speaker_off_topic", "the person is quoted, but nothing they said fits the topic")
 SPEAKER_TOPIC_ABSENT = Check("speaker_topic_absent", "the topic names something no stored article mentions")
 NEVER_QUOTED = Check("never_quoted", "the person is never quoted, and no sentence reports their words on the topic")
@@ -48,6 +51,7 @@ ALL_CHECKS = (
     ANSWER_TYPE,
     NOT_CONFIDENT,
     NAMES_NOT_IN_ARTICLE,
+    OUTCOME_NOT_REPORTED,
     SPEAKER_OFF_TOPIC,
     SPEAKER_TOPIC_ABSENT,
     NEVER_QUOTED,

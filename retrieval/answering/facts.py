@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..ranking import Tuning, _Scored, answer_type
 from ..text import search_tokens
 from .names import question_name_tokens, variant_in
@@ -25,6 +27,63 @@ def typed_first(scored: list[_Scored], question: str, tuning: Tuning) -> list[_S
     if not typed:
         return None
     return typed + [s for s in scored if s not in typed]
+
+
+# Words that ask how something turned out: "Was Ebbers eventually convicted?", "How much did
+# Merck end up paying?", "Did Deutsche Boerse ever manage to take over the LSE?". A news library
+# mostly holds the story as it stood, and its closest sentence then tells the earlier state.
+_OUTCOME = re.compile(
+    r"\b(?:eventually|in the end|finally|turn(?:s|ed)? out|(?:go|goes|went|gone) on to"
+    r"|end(?:s|ed)? up (?:\w+ing|being|with|as)|later (?:years?|on|government))\b"
+    r"|^(?:did|has|have|was|were|is|are)\b[^?]*\bever\b",
+    re.IGNORECASE,
+)
+
+
+# A sentence that tells a story before its end: what could, will or is expected to happen.
+_UNSETTLED = re.compile(
+    r"\b(?:could|would|will|may|might|if|expected|expects?|hopes?|hoping|plans?|planned|predicts?|likely"
+    r"|faces?|facing|accused|aims?|wants?|seeks?|seeking|set to|due to|(?:is|are|was|were) to)\b"
+    r"|\w+'ll\b",
+    re.IGNORECASE,
+)
+
+
+# The outcome words themselves, which an outcome sentence need not repeat.
+_OUTCOME_WORDS = frozenset(search_tokens("eventually end ended ends up finally turn turned out go went later ever"))
+
+
+def _shared(words: frozenset[str], text: str) -> float:
+    """The share of ``words`` (stemmed) that ``text`` holds, variants counting."""
+    if not words:
+        return 0.0
+    present = search_tokens(text)
+    return sum(any(variant_in(w, [t]) or w == t for t in present) for w in words) / len(words)
+
+
+def asks_for_outcome(question: str) -> bool:
+    """Whether a question asks how something turned out (see ``_OUTCOME``)."""
+    return bool(_OUTCOME.search(question.strip()))
+
+
+def outcomes_first(
+    scored: list[_Scored], question: str, tuning: Tuning, other_words: frozenset[str]
+) -> list[_Scored] | None:
+    """For a question about how something turned out: the candidates that state an outcome
+    first (confident, sharing a word of the question besides its names, with nothing of what
+    could or will happen in them); None when none does, the library then has the story but not
+    its end."""
+    asked = other_words - _OUTCOME_WORDS
+    settled = [
+        s
+        for s in scored[: tuning.type_window]
+        if confident(s, tuning, other_words)
+        and not _UNSETTLED.search(s.sentence.text)
+        and _shared(asked, s.sentence.text) >= tuning.outcome_min_shared
+    ]
+    if not settled:
+        return None
+    return settled + [s for s in scored if s not in settled]
 
 
 def words_besides_names(question: str) -> frozenset[str]:

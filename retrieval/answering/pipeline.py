@@ -19,7 +19,7 @@ from . import checks
 from .checks import Refusal
 from .citations import Citations
 from .compose import abstain, finish, hits, quote_of, quote_speaker
-from .facts import choose_sentences, confident, typed_first, words_besides_names
+from .facts import asks_for_outcome, choose_sentences, confident, outcomes_first, typed_first, words_besides_names
 from .names import MissingTerms, names_absent
 from .question import MAX_QUESTION_CHARS, Question, parse, with_context
 from .speaker import (
@@ -125,6 +125,13 @@ def _fact_answer(
     other_words = words_besides_names(question.text)
     if not scored or (checks.NOT_CONFIDENT.on(tuning) and not confident(scored[0], tuning, other_words)):
         return refuse(Refusal(checks.NOT_CONFIDENT), ranked)
+    if checks.OUTCOME_NOT_REPORTED.on(tuning) and asks_for_outcome(question.text):
+        settled = outcomes_first(scored, question.text, tuning, other_words)
+        if settled is None:
+            # The closest passages show the story as the library has it.
+            message = f"I couldn't find how that turned out in {articles_phrase(library.store, scope)}."
+            return refuse(Refusal(checks.OUTCOME_NOT_REPORTED, message), ranked)
+        scored = settled
     if checks.NAMES_NOT_IN_ARTICLE.on(tuning) and MissingTerms(library, question.text).from_article(
         scored[0].sentence.article_id
     ):
