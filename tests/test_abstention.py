@@ -155,6 +155,26 @@ def test_every_name_of_the_question_must_be_in_the_answers_article(corpus: Libra
 def test_reported_speech_answers_for_someone_never_quoted(corpus: Library) -> None:
     answer = corpus.ask("What did Nintendo say about sales?")
     assert answer.answered and answer.spans[0].text.startswith("Nintendo says sales")
+    # Not Nintendo's own words: the answer says so.
+    assert answer.message == "I have no words of Nintendo in quote marks; this is how the articles report them."
+
+
+@pytest.mark.parametrize(
+    ("question", "speaker"),
+    [
+        ("What did Walter Philips say about the decision not to charge Cosby?", "Walter Phillips"),  # a letter missing
+        ("What did Jose Mourinoh say about the referee?", "José Mourinho"),  # two letters swapped
+    ],
+)
+def test_a_mistyped_surname_finds_the_speaker(corpus: Library, question: str, speaker: str) -> None:
+    answer = corpus.ask(question)
+    assert answer.answered and answer.spans[0].speaker == speaker
+
+
+def test_a_first_name_alone_does_not_stand_for_an_unknown_surname(corpus: Library) -> None:
+    # Walter Phillips is the only Walter quoted; "Walter Cosby" is somebody else.
+    answer = corpus.ask("What did Walter Cosby say about the decision not to charge him?")
+    assert not answer.answered and answer.refused_by == "never_quoted"
 
 
 def test_someone_never_quoted_or_reported_gets_an_honest_no(corpus: Library) -> None:
@@ -315,6 +335,15 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:relief",
+        title="Short attacks relief group",
+        text=(
+            "Former development secretary Clare Short criticised the plans for tsunami relief.\n\n"
+            '"This initiative from America to set up a group of four countries to co-ordinate the relief is '
+            'wrong. Only the UN can do that job," Clare Short said.'
+        ),
+    ),
+    ArticleDraft(
         key="test:gun-crime",
         title="Drum and bass star speaks out",
         text=(
@@ -403,3 +432,9 @@ def test_how_a_story_turned_out_is_refused_when_the_library_has_only_its_start(
         assert answer.answered and "convicted of fraud" in answer.spans[0].text
     finally:
         library.close()
+
+
+def test_a_hyphenated_name_is_not_missing_for_what_stemming_left_of_it(separate: Library) -> None:
+    # "US-led" stems to "us-l"; the "l" is no name the article could have, and "US" is "America".
+    answer = separate.ask("What did Clare Short say about the US-led group of four countries?")
+    assert answer.answered and answer.spans[0].speaker == "Clare Short"

@@ -208,7 +208,9 @@ def _parts_present(token: str, present: Callable[[str], bool]) -> bool:
     if present(token):
         return True
     parts = [part for part in token.split("-") if part]
-    return len(parts) > 1 and all(present(part) for part in parts)
+    # A one-letter part is what stemming left of a word ("US-led" stems to "us-l").
+    kept = [part for part in parts if len(part) > 1 or part.isdigit()]
+    return len(parts) > 1 and bool(kept) and all(present(part) for part in kept)
 
 
 def variant_in(token: str, terms: Iterable[str]) -> bool:
@@ -231,10 +233,10 @@ def _variant(token: str, term: str) -> bool:
         return True
     if len(token) >= 4 and term.startswith(token) and len(term) - len(token) <= 3:
         return True
-    return len(token) >= 7 and (one_edit_apart(term, token) or _swapped(term, token))
+    return len(token) >= 7 and (one_edit_apart(term, token) or letters_swapped(term, token))
 
 
-def _swapped(a: str, b: str) -> bool:
+def letters_swapped(a: str, b: str) -> bool:
     """Whether ``b`` is ``a`` with two neighbouring letters swapped."""
     if len(a) != len(b):
         return False

@@ -140,10 +140,16 @@ def _fact_answer(
         # further down for an article that has the names found more right answers on the natural
         # dev questions (+2) but answered more questions the library cannot (-6): not worth it.
         return refuse(Refusal(checks.NAMES_NOT_IN_ARTICLE), ranked)
-    return _sentences_answer(library, question, choose_sentences(scored, tuning, other_words))
+    # Someone never quoted directly is answered with sentences reporting their words; the
+    # asker should know these are the article's words, not theirs.
+    message = (
+        f"I have no words of {reported.who} in quote marks; this is how the articles report them." if reported else ""
+    )
+
+    return _sentences_answer(library, question, choose_sentences(scored, tuning, other_words), message)
 
 
-def _sentences_answer(library: Library, question: Question, chosen: list[_Scored]) -> Answer:
+def _sentences_answer(library: Library, question: Question, chosen: list[_Scored], message: str = "") -> Answer:
     citations = Citations(library)
     spans = []
     for item in chosen:
@@ -162,7 +168,7 @@ def _sentences_answer(library: Library, question: Question, chosen: list[_Scored
                 round(item.score, 4),
             )
         )
-    return finish(library, question, spans, citations)
+    return finish(library, question, spans, citations, message)
 
 
 def _who_said_answer(library: Library, question: Question, scored: list[_Scored], tuning: Tuning) -> Answer | None:

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..models import Quote, Sentence
-from ..people import SPEECH_VERBS
+from ..people import SPEECH_VERBS, one_edit_apart
 from ..ranking import Tuning, _overlap, _rank_passages
 from ..text import search_tokens, without_accents
-from .names import MissingTerms
+from .names import MissingTerms, letters_swapped
 
 if TYPE_CHECKING:
     from ..library import Library
@@ -72,8 +72,32 @@ def resolve_speakers(library: Library, who: str) -> list[str]:
         if found:
             return found
     by_word = _speaker_words(library)
-    known = [w for w in _name_words(who) if w in by_word]
-    return match_speakers(library, " ".join(known)) if known else []
+    words = _name_words(who)
+    if not words:
+        return []
+    # The surname decides: "Rob Partridge" is not every stored Rob when nobody quoted is called
+    # Partridge (the topic then picked some Rob's quote about something else). A surname a
+    # letter away from a stored one is that one ("Trevor Philips" for Trevor Phillips).
+    others = [word for word in words[:-1] if word in by_word]
+    for surname in _stored_spellings(words[-1], by_word):
+        found = match_speakers(library, " ".join([*others, surname]))
+        if found:
+            return found
+    return []
+
+
+def _stored_spellings(word: str, by_word: dict[str, set[str]]) -> list[str]:
+    """``word`` if a stored speaker's name has it, then the stored words a letter away from it
+    or with two letters swapped ("Schnieder"; five letters or more, so "Rob" is not "Bob")."""
+    exact = [word] if word in by_word else []
+    if len(word) < 5:
+        return exact
+    close = [
+        w
+        for w in by_word
+        if w != word and abs(len(w) - len(word)) <= 1 and (one_edit_apart(w, word) or letters_swapped(w, word))
+    ]
+    return exact + sorted(close)
 
 
 def _name_candidates(who: str) -> list[str]:
