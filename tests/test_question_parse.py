@@ -44,6 +44,8 @@ def test_speaker_phrasings(question: str, who: str, topic: str) -> None:
         "What does drive by hacking mean?",
         "How much did Google earn in the three months to September?",
         "Why did the IMF say Liberia's economy began growing again?",
+        "Which game was used in earlier work to teach children about history?",
+        "Who used to own the club before the takeover?",
     ],
 )
 def test_questions_that_are_not_about_someones_words(question: str) -> None:
@@ -57,6 +59,11 @@ def test_questions_that_are_not_about_someones_words(question: str) -> None:
         ("Who said the Lib Dems' figures don't add up?", "the Lib Dems' figures don't add up"),
         ("Which analyst predicted a rival offer within weeks?", "a rival offer within weeks"),
         ("Who warned that Howard was playing a dangerous game?", "Howard was playing a dangerous game"),
+        # A role of several words, other verbs of speech, a clause saying which story.
+        ("Which Ask Jeeves executive said far more people read than write?", "far more people read than write"),
+        ("Which party leader likened the feud to childish bickering?", "the feud to childish bickering"),
+        ("Who used the example of island musicians?", "the example of island musicians"),
+        ("In the row over the film Sins, who said faith should be private?", "faith should be private"),
     ],
 )
 def test_who_said(question: str, topic: str) -> None:

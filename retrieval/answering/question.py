@@ -107,11 +107,15 @@ _SPEAKER_PATTERNS = [
         re.I,
     ),
 ]
+# "Who said …", "Which Ask Jeeves executive said …", "In the row over Sins, who said …": the
+# person asked for, by what they said (a role of up to four words after "which").
 _WHO_SAID = re.compile(
-    _LEAD + r"(?:who|which\s+\w+(?:\s+\w+)?)\s+(?:said|says|claimed|claims|called|described|admitted|insisted"
-    r"|complained|accused|warned|warns|argued|argues|suggested|predicted|believes|believed|thinks|thought|told|joked|described"
-    r"|compared|dismissed|criticised|criticized|praised|questioned|reckons|remarked|declared|stated|vowed"
-    r"|promised|urged|admits|described)\s+" + r"(?:that\s+)?(?P<topic>.+?)" + _END,
+    _LEAD + r"(?:[^,?]{3,80},\s+)?(?:who|which(?:\s+(?!(?:was|is|were|are|has|have|had|did|does)\b)[\w’'\-]+){1,4}?)\s+"
+    r"(?:said|says|claimed|claims|called|described|admitted|insisted"
+    r"|complained|accused|warned|warns|argued|argues|suggested|predicted|believes|believed|thinks|thought|told|joked"
+    r"|compared|dismissed|criticised|criticized|praised|questioned|reckons|reckoned|remarked|declared|stated|vowed"
+    r"|promised|urged|admits|likened|thanked|talked|spoke|asked|used(?!\s+to\b)|explained|blamed|welcomed"
+    r"|branded|hailed|conceded|attacked|condemned)\s+" + r"(?:that\s+)?(?P<topic>.+?)" + _END,
     re.I,
 )
 _SHORT_FOLLOW_UP = re.compile(
