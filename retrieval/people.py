@@ -139,6 +139,11 @@ def _looks_like_person(candidate: str) -> bool:
 _AFFILIATION = r"\s+(?:of|from|at)\s+(?:the\s+)?[A-Z][\w’'\-]*(?:\s+[A-Z][\w’'\-]*){0,3}\s+"
 
 
+# Honorifics that tell whether "he" or "she" can refer to a person.
+_GENDERED_HONORIFIC = re.compile(r"\b(Mr|Mrs|Ms|Miss|Sir|Dame|Lord|Lady)\.?\s+([A-Z][\w’'\-]+)")
+_FEMININE = frozenset({"mrs", "ms", "miss", "dame", "lady"})
+
+
 class People:
     """The people of one article, built once per article from its text."""
 
@@ -148,6 +153,21 @@ class People:
         self.full_names: list[str] = []
         self._collect_full_names(speaker_names)
         self.mentions = self._find_mentions()
+        self.genders = self._genders()
+
+    def _genders(self) -> dict[str, str]:
+        """Each person's "he" or "she", where the article gives it by an honorific ("Ms Taylor",
+        "Sir Digby"); a surname shared by a man and a woman gives neither."""
+        by_surname: dict[str, set[str]] = {}
+        for match in _GENDERED_HONORIFIC.finditer(self.text):
+            gender = "she" if match.group(1).lower() in _FEMININE else "he"
+            by_surname.setdefault(match.group(2).replace("’", "'").removesuffix("'s"), set()).add(gender)
+        genders: dict[str, str] = {}
+        for full in self.full_names:
+            found = by_surname.get(full.split()[-1], set()) | by_surname.get(full.split()[0], set())
+            if len(found) == 1:
+                genders[full] = next(iter(found))
+        return genders
 
     def _collect_full_names(self, speaker_names: list[str]) -> None:
         role_before = re.compile(rf"\b(?i:{ROLE_NOUNS}|prime minister|chief executive)\s+({NAME})")
@@ -243,15 +263,26 @@ class People:
             )
         )
 
-    def reference_mention(self, before: int, exclude: set[str], window: int = 1500) -> Mention | None:
+    def reference_mention(
+        self, before: int, exclude: set[str], window: int = 1500, pronoun: str = ""
+    ) -> Mention | None:
         """The mention that ``resolve_reference`` picks, with where it stands.
 
         The most recent person in subject position wins. A name the NER model calls an
         organisation ("Mr Chernin told the FT that News Corp was finding it difficult") yields
         to a person in subject position earlier in the same sentence, and only there: the small
         model sometimes labels a person's name wrongly, and the rules alone were right then.
+        For "he" or "she", a person the article calls the other ("Ms Taylor" for "he said") is
+        no candidate.
         """
-        recent = [m for m in self.mentions if before - window <= m.start < before and m.name not in exclude]
+        wanted = pronoun.lower()
+        recent = [
+            m
+            for m in self.mentions
+            if before - window <= m.start < before
+            and m.name not in exclude
+            and not (wanted in ("he", "she") and self.genders.get(m.name, wanted) != wanted)
+        ]
         for index in range(len(recent) - 1, -1, -1):
             mention = recent[index]
             if not mention.subject:

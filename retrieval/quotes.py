@@ -24,7 +24,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 6
+RULES_VERSION = 7
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -277,7 +277,7 @@ class _Attributor:
         # ("he told ITV Wales' Waterfront programme:") are objects, not candidates.
         at = min(where, group_span[0]) if where >= 0 else group_span[0]
         if re.fullmatch(_PRONOUN, written):
-            mention = self.people.reference_mention(at, inside)
+            mention = self.people.reference_mention(at, inside, pronoun=written)
             described = self._recent_description(at)
             if described and (mention is None or described[1] > mention.start):
                 return described[0]  # `A spokesman for the BPI said … "…," he said.`

@@ -259,3 +259,17 @@ def test_a_knight_called_by_his_first_name_is_the_full_name() -> None:
         'Sir Digby added: "Stability is the key word for British business."'
     )
     assert speaker_of(quotes_of(text), "Stability is the key") == "Digby Jones"
+
+
+def test_he_said_is_not_a_woman_the_article_calls_ms() -> None:
+    # Cory Doctorow's long apposition hides him as a subject; Ms Taylor is the last speaker
+    # named, but she is "she" and the quote is "he said" (BBC tech/285).
+    text = (
+        'Shelley Taylor, an analyst, said the locks were there to make money. "People want portability," '
+        "she said. Ms Taylor said file sharing was still popular. Cory Doctorow, European co-ordinator for "
+        "the Electronic Frontier Foundation which campaigns for consumers on many cyber rights issues, "
+        'expressed doubts. "Not one of these systems has ever prevented piracy," he said.'
+    )
+    found = quotes_of(text)
+    assert speaker_of(found, "Not one of these") == "Cory Doctorow"
+    assert speaker_of(found, "People want") == "Shelley Taylor"
