@@ -24,7 +24,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 7
+RULES_VERSION = 8
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -43,6 +43,8 @@ _VERB = rf"(?:(?:has|had|have|also|later|then|simply|previously|once)\s+)?(?:{SP
 _AFTER_CHUNK_VERB = re.compile(rf"^[,.!?]?\s*[–—-]?\s*(?P<chunk>[^\"“”.;:!?]{{1,160}}?),?\s+{_VERB}\b")
 _AFTER_VERB_CHUNK = re.compile(rf"^[,.!?]?\s*{_VERB}\s+(?P<chunk>[^\"“”.;:!?]{{1,120}})")
 _LOWER_WORDS = r"(?:(?:[A-Z][\w’'\-]*['’]s\s+)?(?:[a-z][\w’'\-]*\s+|[A-Z][\w’'\-]+\s+){0,5}?)"
+_ROLE_WORD = re.compile(rf"\b(?:{ROLE_NOUNS})\b", re.IGNORECASE)
+_FULL_NAME = re.compile(r"\b[A-Z][a-z][\w’'\-]*\s+[A-Z][a-z][\w’'\-]*")
 _CHUNK_NAME = re.compile(rf"^{_LOWER_WORDS}(?P<speaker>{NAME})$")
 # Attribution before an opening mark: `Ms Hewitt said: "`, `He told the BBC: "`.
 # An apposition may sit between the name and the verb: `David Cameron, MP for Witney, added: "`,
@@ -233,9 +235,19 @@ class _Attributor:
             if not match or re.match(r"[^.;,]{0,60}:", after[match.end() :]):
                 continue  # `NAO head Sir John Bourn said: "…` introduces the next quote
             chunk = match.group("chunk").strip()
-            head = re.split(r",\s+", chunk)[0].strip()
-            # The person before "from the Consumer Electronics Association", not the organisation.
-            for candidate in (_BEFORE_AFFILIATION.split(head)[0], head):
+            parts = re.split(r",\s+", chunk)
+            head = parts[0].strip()
+            # The person before "from the Consumer Electronics Association", not the organisation;
+            # else the name after a job ("said BA director of commercial planning, Robert Boyle").
+            after_role = (
+                [parts[1].strip()]
+                if len(parts) == 2
+                and _ROLE_WORD.search(head)
+                and not _FULL_NAME.search(head)  # "on behalf of Robert Zoellick, US Trade Representative"
+                and not self._speaker_in(head)
+                else []
+            )
+            for candidate in (_BEFORE_AFFILIATION.split(head)[0], head, *after_role):
                 speaker = self._speaker_in(candidate)
                 if speaker:
                     return speaker, "after", start + after.find(speaker)

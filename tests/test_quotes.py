@@ -273,3 +273,16 @@ def test_he_said_is_not_a_woman_the_article_calls_ms() -> None:
     found = quotes_of(text)
     assert speaker_of(found, "Not one of these") == "Cory Doctorow"
     assert speaker_of(found, "People want") == "Shelley Taylor"
+
+
+def test_the_name_after_a_job_is_the_speaker_and_a_name_in_the_job_stays_the_speaker() -> None:
+    text = (
+        '"The routes do not make a profitable contribution," said BA director of commercial planning, '
+        'Robert Boyle.\n\n"There is no single customs administration," a statement issued on behalf of '
+        "Robert Zoellick, US Trade Representative, said.\n\n"
+        'He made the company get "fat, dumb and happy," and, according to Reuters, once told analysts so.'
+    )
+    found = quotes_of(text)
+    assert speaker_of(found, "The routes do not") == "Robert Boyle"
+    assert speaker_of(found, "There is no single") != "Trade Representative"
+    assert speaker_of(found, "fat, dumb") != "Reuters"

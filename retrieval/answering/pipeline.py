@@ -125,7 +125,8 @@ def _fact_answer(
     other_words = words_besides_names(question.text)
     if not scored or (checks.NOT_CONFIDENT.on(tuning) and not confident(scored[0], tuning, other_words)):
         return refuse(Refusal(checks.NOT_CONFIDENT), ranked)
-    if checks.OUTCOME_NOT_REPORTED.on(tuning) and asks_for_outcome(question.text):
+    # "Did Ebbers say whether Sullivan ever flagged problems?" asks for his words, not an outcome.
+    if reported is None and checks.OUTCOME_NOT_REPORTED.on(tuning) and asks_for_outcome(question.text):
         settled = outcomes_first(scored, question.text, tuning, other_words)
         if settled is None:
             # The closest passages show the story as the library has it.
