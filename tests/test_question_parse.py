@@ -30,6 +30,15 @@ from retrieval.answering.question import parse
         ("What was Kilroy-Silk's response to the criticism?", "Kilroy-Silk", "the criticism"),
         ("What did Letwin say after the budget about taxes?", "Letwin", "the budget about taxes"),
         ("What reason did Sony give for the delay?", "Sony", "the delay"),
+        ("How did Swank praise Eastwood at the awards?", "Swank", "Eastwood at the awards"),
+        ("How did Knight say the killings affected her?", "Knight", "the killings affected her"),
+        ("Did Powell say how she would celebrate?", "Powell", "she would celebrate"),
+        ("did ozzy say whether he'd do it again?", "ozzy", "he'd do it again"),
+        ("What did Lerach hope the payout would achieve?", "Lerach", "the payout would achieve"),
+        ("What worries David Bell about religious schools?", "David Bell", "religious schools"),
+        ("What was Edward Fox's impression of the playhouse?", "Edward Fox", "the playhouse"),
+        ("What warning did Osborne say had been given to buyers?", "Osborne", "had been given to buyers"),
+        ("why did Goodman reckon Romania was a good market?", "Goodman", "Romania was a good market"),
     ],
 )
 def test_speaker_phrasings(question: str, who: str, topic: str) -> None:

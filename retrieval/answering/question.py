@@ -28,12 +28,13 @@ _OPINION = (
     r"(?:comments?|remarks?|words|reactions?|quotes?|views?|response|take|opinion|opinions|verdict|position"
     r"|stance|thoughts|assessment|message|warning|warnings|advice|explanation|excuse|justification|defen[cs]e"
     r"|argument|arguments|prediction|predictions|promise|criticism|concerns?|fears?|hopes?|answer|reply"
-    r"|point|case|reasoning|reason|feelings|attitude|outlook|forecast|plea|claim|claims|explanation)"
+    r"|point|case|reasoning|reason|feelings|attitude|outlook|forecast|plea|claim|claims|explanation|impressions?)"
 )
 _REACT = (
     r"(?:react|respond|reply|feel|describe|explain|justify|defend|view|see|sum\s+up|characteri[sz]e|rate"
     r"|assess|judge|rationali[sz]e|account\s+for|answer|greet|welcome|dismiss|criticise|criticize|joke|quip"
-    r"|talk|speak|pay\s+tribute|sound|put\s+it|reflect|look\s+back)"
+    r"|talk|speak|pay\s+tribute|sound|put\s+it|reflect|look\s+back|say|praise|compare|read|interpret|portray"
+    r"|recall|remember)"
 )
 # "Was X hopeful about Y?": a stance the person voiced.
 _STANCE = (
@@ -51,7 +52,8 @@ _SPEAKER_PATTERNS = [
     # What did X say was the biggest impact? / What did X tell the crowds?
     re.compile(
         _LEAD + r"what\s+(?:else\s+)?(?:did|does|do|has|have|had)\s+(?P<who>.+?)\s+"
-        r"(?:say|said|tell|told|reckon|think|believe|expect|claim|predict)\s+(?P<topic>.+?)" + _END,
+        r"(?:say|said|tell|told|reckon|think|believe|expect|claim|predict|hope|want|fear|warn|suggest|admit|insist)"
+        r"\s+(?P<topic>.+?)" + _END,
         re.I,
     ),
     # How did X react to Y? / How did X react when ...? / How did X describe Y?
@@ -63,7 +65,8 @@ _SPEAKER_PATTERNS = [
     # Why did X say Y? / Why does X think Y?
     re.compile(
         _LEAD + r"why\s+(?:did|does|do|has|have|had|is|was)\s+(?P<who>.+?)\s+"
-        r"(?:say|think|believe|claim|argue|warn|insist|want|feel|suggest|predict|call|describe|criticise|criticize)"
+        r"(?:say|think|believe|claim|argue|warn|insist|want|feel|suggest|predict|call|describe|criticise|criticize"
+        r"|reckon|fear|hope)"
         r"(?:\s+(?:that|about|on|of)\b)?\s+(?P<topic>.+?)" + _END,
         re.I,
     ),
@@ -71,7 +74,8 @@ _SPEAKER_PATTERNS = [
     re.compile(
         _LEAD + rf"(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+)?{_OPINION}\s+(?:did|does|do|has|have|had)\s+"
         r"(?P<who>.+?)\s+(?:have|give|offer|issue|make|express|raise|share|sound|deliver|provide|voice|put\s+forward"
-        r"|send|hold|get)(?:\s+(?:for|about|on|to|over|regarding|of|when|after|as|in)\b)?(?:\s+(?P<topic>.+?))?" + _END,
+        r"|send|hold|get|say)(?:\s+(?:for|about|on|to|over|regarding|of|when|after|as|in)\b)?"
+        r"(?:\s+(?P<topic>.+?))?" + _END,
         re.I,
     ),
     # What was X's view on Y? / X's reaction to Y? / What's X's take on Y?
@@ -85,7 +89,8 @@ _SPEAKER_PATTERNS = [
     re.compile(
         _LEAD + r"(?:did|has|have|does|had)\s+(?P<who>.+?)\s+(?:say|said|comment|commented|talk|talked|speak|spoken"
         r"|spoke|mention|mentioned|have\s+anything\s+to\s+say|give\s+(?:a|any)\s+(?:view|comment|reason))"
-        r"(?:\s+(?:anything|something|much))?(?:\s+(?:about|on|regarding|over|when|after|of)\s+(?P<topic>.+?))?" + _END,
+        r"(?:\s+(?:anything|something|much))?(?:\s+(?:about|on|regarding|over|when|after|of|how|whether|why|if)\s+"
+        r"(?P<topic>.+?))?" + _END,
         re.I,
     ),
     # Did X think the fans could stop Glazer? / Does X believe ...?
@@ -98,6 +103,13 @@ _SPEAKER_PATTERNS = [
     re.compile(
         _LEAD + rf"(?:was|is|were|are)\s+(?P<who>.+?)\s+(?:very\s+|really\s+|at\s+all\s+)?{_STANCE}"
         r"(?:\s+(?:about|with|of|that|over|on|for|to)\s+(?P<topic>.+?))?" + _END,
+        re.I,
+    ),
+    # What worries X about Y? / What pleased X about Y?
+    re.compile(
+        _LEAD + r"what\s+(?:worries|worried|concerns|concerned|bothers|bothered|annoys|annoyed|excites|excited"
+        r"|pleases|pleased|upsets|upset|angers|angered|frustrates|frustrated)\s+(?P<who>.+?)"
+        r"\s+(?:about|in|with|over)\s+(?P<topic>.+?)" + _END,
         re.I,
     ),
     # Quotes from X about Y / According to X, ...
