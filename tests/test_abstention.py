@@ -335,6 +335,22 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:manure",
+        title="Politician covered in manure",
+        text=(
+            "Protesters threw manure at the former chat show host outside a radio studio.\n\n"
+            '"It stank to high heaven," Robert Kilroy Silk said of the manure.'
+        ),
+    ),
+    ArticleDraft(
+        key="test:spam",
+        title="Spam warnings overblown",
+        text=(
+            'Symantec said: "Our filters stop most of it."\n\n'
+            '"The warnings of a spam meltdown were overblown," said Kevin Hogan of Symantec.'
+        ),
+    ),
+    ArticleDraft(
         key="test:relief",
         title="Short attacks relief group",
         text=(
@@ -438,3 +454,17 @@ def test_a_hyphenated_name_is_not_missing_for_what_stemming_left_of_it(separate:
     # "US-led" stems to "us-l"; the "l" is no name the article could have, and "US" is "America".
     answer = separate.ask("What did Clare Short say about the US-led group of four countries?")
     assert answer.answered and answer.spans[0].speaker == "Clare Short"
+
+
+@pytest.mark.parametrize(
+    ("question", "speaker"),
+    [
+        # Hyphenated as asked, spaced as stored.
+        ("How did Kilroy-Silk describe the manure?", "Robert Kilroy Silk"),
+        # "Symantec" is a stored speaker too, but not part of Kevin Hogan's name.
+        ("did the symantec guy hogan think the spam meltdown warnings were overblown?", "Kevin Hogan"),
+    ],
+)
+def test_a_speaker_asked_for_in_other_words_is_found(separate: Library, question: str, speaker: str) -> None:
+    answer = separate.ask(question)
+    assert answer.answered and answer.spans[0].speaker == speaker

@@ -78,11 +78,14 @@ def resolve_speakers(library: Library, who: str) -> list[str]:
     # The surname decides: "Rob Partridge" is not every stored Rob when nobody quoted is called
     # Partridge (the topic then picked some Rob's quote about something else). A surname a
     # letter away from a stored one is that one ("Trevor Philips" for Trevor Phillips).
+    # The other words narrow it when they belong to the name ("chancellor gordon brown"), and
+    # are dropped when they do not ("the symantec guy hogan": Symantec is a speaker too).
     others = [word for word in words[:-1] if word in by_word]
     for surname in _stored_spellings(words[-1], by_word):
-        found = match_speakers(library, " ".join([*others, surname]))
-        if found:
-            return found
+        for name in (" ".join([*others, surname]), surname):
+            found = match_speakers(library, name)
+            if found:
+                return found
     return []
 
 
@@ -110,7 +113,9 @@ def _name_candidates(who: str) -> list[str]:
 
 
 def _name_words(who: str) -> list[str]:
-    return [w.lower() for w in without_accents(who).replace("’", "'").split() if w.lower() not in _NOT_NAME_WORDS]
+    # "Kilroy-Silk" is stored as "Robert Kilroy Silk" by one article and "Kilroy-Silk" by another.
+    words = without_accents(who).replace("’", "'").replace("-", " ").split()
+    return [w.lower() for w in words if w.lower() not in _NOT_NAME_WORDS]
 
 
 def match_speakers(library: Library, who: str) -> list[str]:
@@ -123,7 +128,7 @@ def match_speakers(library: Library, who: str) -> list[str]:
     candidates = set.intersection(*(by_word.get(w, set()) for w in wanted))
     matches = []
     for speaker in sorted(candidates):
-        parts = without_accents(speaker).lower().replace("’", "'").split()
+        parts = without_accents(speaker).lower().replace("’", "'").replace("-", " ").split()
         if all(w in parts for w in wanted):
             matches.append(speaker)
     return matches
@@ -145,7 +150,7 @@ def _speaker_words(library: Library) -> dict[str, set[str]]:
     built: dict[str, set[str]] = {}
     for speaker in speakers:
         if speaker[:1].isupper():
-            for part in without_accents(speaker).lower().replace("’", "'").split():
+            for part in without_accents(speaker).lower().replace("’", "'").replace("-", " ").split():
                 built.setdefault(part, set()).add(speaker)
     # Keep the last few (one per open library); holding the dict keeps its identity unique.
     _SPEAKER_WORDS[:] = [*_SPEAKER_WORDS[-3:], (speakers, built)]
