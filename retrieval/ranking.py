@@ -202,7 +202,12 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
     ),
     (
-        re.compile(r"^(?:how many|how long|how old|how far|how large|how big|what percentage|what proportion)\b", re.I),
+        # An age: "How old is Huw Stephens?" is not answered by "the 2300 slot".
+        re.compile(r"^(?:how old|what age|at what age)\b", re.I),
+        re.compile(r"\b\d{1,3}[- ]years?[- ]old\b|\baged?\s+\d{1,3}\b|\b[A-Z][\w’'\-]+,\s+\d{1,3},", re.I),
+    ),
+    (
+        re.compile(r"^(?:how many|how long|how far|how large|how big|what percentage|what proportion)\b", re.I),
         re.compile(rf"\b(?:\d[\d,.]*|{_NUMBER_WORDS})\b", re.I),
     ),
     (re.compile(r"^(?:who|whom|whose)\b", re.I), re.compile(r"(?<=\S )[A-Z][a-z]+")),

@@ -335,6 +335,14 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:radio",
+        title="New hosts for the late night slot",
+        text=(
+            "Rock DJ Huw Stephens will go on air in the 2300 slot every Tuesday.\n\n"
+            "Candidate John Houston, 54, was due to stand in the East Kilbride seat."
+        ),
+    ),
+    ArticleDraft(
         key="test:manure",
         title="Politician covered in manure",
         text=(
@@ -468,3 +476,10 @@ def test_a_hyphenated_name_is_not_missing_for_what_stemming_left_of_it(separate:
 def test_a_speaker_asked_for_in_other_words_is_found(separate: Library, question: str, speaker: str) -> None:
     answer = separate.ask(question)
     assert answer.answered and answer.spans[0].speaker == speaker
+
+
+def test_how_old_needs_an_age_not_any_number(separate: Library) -> None:
+    # "the 2300 slot" holds a number, not an age.
+    assert not separate.ask("How old is Huw Stephens, the rock DJ going on air on Tuesdays?").answered
+    answer = separate.ask("How old is John Houston, the candidate for the East Kilbride seat?")
+    assert answer.answered and "54" in answer.spans[0].text
