@@ -343,6 +343,14 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:charts",
+        title="Chart toppers",
+        text=(
+            "Eminem's album Encore soared to the top of the US chart after just three days on sale.\n\n"
+            "Green Day's single Boulevard of Broken Dreams sold 42,000 copies in its first week."
+        ),
+    ),
+    ArticleDraft(
         key="test:manure",
         title="Politician covered in manure",
         text=(
@@ -483,3 +491,10 @@ def test_how_old_needs_an_age_not_any_number(separate: Library) -> None:
     assert not separate.ask("How old is Huw Stephens, the rock DJ going on air on Tuesdays?").answered
     answer = separate.ask("How old is John Houston, the candidate for the East Kilbride seat?")
     assert answer.answered and "54" in answer.spans[0].text
+
+
+def test_how_many_needs_a_number_of_the_thing_counted(separate: Library) -> None:
+    # "three days" is a number, but not of copies.
+    assert not separate.ask("How many copies did Eminem's album Encore sell in the US?").answered
+    answer = separate.ask("How many copies did Green Day's Boulevard of Broken Dreams sell in its first week?")
+    assert answer.answered and "42,000 copies" in answer.spans[0].text

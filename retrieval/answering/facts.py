@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..ranking import Tuning, _Scored, answer_type
+from ..ranking import _NUMBER_WORDS, Tuning, _Scored, answer_type
 from ..text import search_tokens
 from .names import question_name_tokens, variant_in
 
@@ -24,9 +24,44 @@ def typed_first(scored: list[_Scored], question: str, tuning: Tuning) -> list[_S
     typed = [
         s for s in window if any(not set(search_tokens(m.group())) <= asked for m in wanted.finditer(s.sentence.text))
     ]
+    counted = _counted_noun(question)
+    if counted:
+        # "How many copies did Encore sell?" is answered by a number of copies, not "three days".
+        typed = [s for s in typed if _counts(s.sentence.text, counted)]
     if not typed:
         return None
     return typed + [s for s in scored if s not in typed]
+
+
+# The counted noun: the last word before the verb of "how many Deutsche Boerse jobs do …",
+# else the first word past a hyphenated modifier ("how many would-be novelists entered").
+_AUXILIARY = r"(?:do|does|did|is|are|was|were|has|have|had|will|would|could|can|should|may|might)"
+_HOW_MANY_PHRASE = re.compile(rf"^how many\s+(?P<phrase>(?:[\w’'\-]+\s+){{0,3}}?[\w’'\-]+)\s+{_AUXILIARY}\b", re.I)
+_HOW_MANY = re.compile(
+    r"^how many\s+(?:of\s+(?:the|its|their|his|her|those|these)\s+)?(?:[\w]+-[\w\-]+\s+)?(?P<noun>[a-z]\w*)",
+    re.IGNORECASE,
+)
+# Nouns counted in other words as often as in their own ("80 workers" for "how many people").
+_GENERIC_COUNTED = frozenset(search_tokens("people times more others"))
+_COUNT = re.compile(r"\b(?:\d[\d,.]*|" + _NUMBER_WORDS + r")\b(?P<rest>(?:\s+[\w\-]+){1,4})", re.IGNORECASE)
+
+
+def _counted_noun(question: str) -> str:
+    """The stemmed noun of "How many <noun> …" ("copi" for copies), or ""."""
+    phrase = _HOW_MANY_PHRASE.match(question.strip())
+    match = _HOW_MANY.match(question.strip())
+    if phrase:
+        tokens = search_tokens(phrase.group("phrase").split()[-1])
+    else:
+        tokens = search_tokens(match.group("noun")) if match else []
+    return tokens[0] if tokens and tokens[0] not in _GENERIC_COUNTED else ""
+
+
+def _counts(text: str, noun: str) -> bool:
+    """Whether a number in ``text`` counts ``noun``: the noun within four words after it."""
+    return any(
+        any(variant_in(noun, [t]) or t == noun for t in search_tokens(m.group("rest"))) for m in _COUNT.finditer(text)
+    )
 
 
 # Words that ask how something turned out: "Was Ebbers eventually convicted?", "How much did
