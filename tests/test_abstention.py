@@ -351,6 +351,14 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:ethiopia",
+        title="Farming in Ethiopia",
+        text=(
+            "Farming employs most of Ethiopia's workers, representing 45% of gross domestic product.\n\n"
+            "Carlsberg also plans to cut 200 jobs in Sweden, the brewer said."
+        ),
+    ),
+    ArticleDraft(
         key="test:manure",
         title="Politician covered in manure",
         text=(
@@ -498,3 +506,17 @@ def test_how_many_needs_a_number_of_the_thing_counted(separate: Library) -> None
     assert not separate.ask("How many copies did Eminem's album Encore sell in the US?").answered
     answer = separate.ask("How many copies did Green Day's Boulevard of Broken Dreams sell in its first week?")
     assert answer.answered and "42,000 copies" in answer.spans[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How important is farming to Ethiopia's economy in terms of GDP?", "45% of gross domestic product"),
+        ("How many Swedish jobs is Carlsberg getting rid of?", "200 jobs in Sweden"),
+    ],
+    ids=["acronym spelled out", "nationality for country"],
+)
+def test_a_name_asked_in_another_form_is_in_the_article(separate: Library, question: str, expected: str) -> None:
+    answer = separate.ask(question)
+    assert answer.answered, answer.refused_by
+    assert expected in answer.spans[0].text

@@ -110,10 +110,13 @@ class MissingTerms:
             if not _parts_present(t, lambda part: variant_in(part, present) or bool(aliases(part) & present))
             and not (t in self.first_names and self.first_names[t] in present)
         ]
-        if missing or not (self.phrases or self.capitalised):
+        if not missing and not (self.phrases or self.capitalised):
             return missing
         article = self.library.store.article(article_id, with_text=True)
         full_text = f"{article.title}\n{article.text}" if article else ""
+        if missing:
+            # "GDP" of a story that spells out "gross domestic product".
+            return [t for t in missing if not spelled_out(t, full_text)]
         # A name of several words is one name: "the Apple Watch" is not in a story that has
         # "Apple" and, elsewhere, "watch".
         words = _split_hyphens(search_tokens(full_text))
@@ -175,14 +178,73 @@ _ALIAS_GROUPS = [
 ]
 
 
+# Countries and the words for their people, as written (stemmed when the table is built).
+_COUNTRY_GROUPS = [
+    "sweden swedish swede swedes",
+    "norway norwegian",
+    "denmark danish dane danes",
+    "finland finnish",
+    "poland polish",
+    "greece greek",
+    "turkey turkish",
+    "brazil brazilian",
+    "mexico mexican",
+    "canada canadian",
+    "israel israeli",
+    "iran iranian",
+    "egypt egyptian",
+    "switzerland swiss",
+    "belgium belgian",
+    "austria austrian",
+    "portugal portuguese",
+    "hungary hungarian",
+    "pakistan pakistani",
+    "afghanistan afghan",
+    "ukraine ukrainian",
+    "argentina argentine argentinian",
+    "nigeria nigerian",
+    "kenya kenyan",
+    "jamaica jamaican",
+    "scandinavia scandinavian",
+]
+
+
 @cache
 def _alias_table() -> dict[str, frozenset[str]]:
     table: dict[str, frozenset[str]] = {}
-    for group in _ALIAS_GROUPS:
-        members = frozenset(group.split())
+    groups = [frozenset(group.split()) for group in _ALIAS_GROUPS]
+    groups += [frozenset(search_tokens(group)) for group in _COUNTRY_GROUPS]
+    for members in groups:
         for member in members:
-            table[member] = members - {member}
+            table[member] = table.get(member, frozenset()) | (members - {member})
     return table
+
+
+# Acronyms people ask with, and what news prose writes instead (stemmed tokens of the phrase).
+_SPELLED_OUT = {
+    "gdp": ["gross domestic product"],
+    "ceo": ["chief executive"],
+    "pmi": ["purchasing managers", "purchasing manager"],
+    "cpi": ["consumer prices index", "consumer price index"],
+    "ipo": ["flotation", "share offer", "stock market debut"],
+    "hq": ["headquarters", "head office"],
+    "nhs": ["health service"],
+    "un": ["united nations"],
+    "wto": ["world trade organization", "world trade organisation"],
+    "imf": ["international monetary fund"],
+    "mp": ["member of parliament"],
+    "mps": ["members of parliament"],
+}
+
+
+def spelled_out(token: str, text: str) -> bool:
+    """Whether ``text`` writes out an acronym of the question ("GDP" as "gross domestic
+    product"): a closed list, since initials alone match too much ("great deal of pressure")."""
+    phrases = _SPELLED_OUT.get(token)
+    if not phrases:
+        return False
+    words = search_tokens(text)
+    return any(_phrase_in(search_tokens(phrase), words) for phrase in phrases)
 
 
 def aliases(token: str) -> frozenset[str]:
@@ -269,9 +331,16 @@ def names_absent(library: Library, text: str) -> bool:
 
 
 def _alias_present(library: Library, token: str) -> bool:
-    """Whether another name of the same country or body is stored ("British" for "Britain")."""
+    """Whether another name of the same country or body is stored ("British" for "Britain"), or
+    the words an acronym stands for ("gross domestic product" for "GDP")."""
     found = aliases(token)
-    return bool(found) and any(idf > 0 for idf in library.sparse.max_idf(sorted(found)).values())
+    if found and any(idf > 0 for idf in library.sparse.max_idf(sorted(found)).values()):
+        return True
+    for phrase in _SPELLED_OUT.get(token, []):
+        words = search_tokens(phrase)
+        if words and all(idf > 0 for idf in library.sparse.max_idf(words).values()):
+            return True
+    return False
 
 
 def _variant_present(library: Library, token: str) -> bool:
