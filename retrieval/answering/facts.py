@@ -59,9 +59,7 @@ def _counted_noun(question: str) -> str:
 
 def _counts(text: str, noun: str) -> bool:
     """Whether a number in ``text`` counts ``noun``: the noun within four words after it."""
-    return any(
-        any(variant_in(noun, [t]) or t == noun for t in search_tokens(m.group("rest"))) for m in _COUNT.finditer(text)
-    )
+    return any(variant_in(noun, search_tokens(m.group("rest"))) for m in _COUNT.finditer(text))
 
 
 # Words that ask how something turned out: "Was Ebbers eventually convicted?", "How much did
@@ -93,7 +91,7 @@ def _shared(words: frozenset[str], text: str) -> float:
     if not words:
         return 0.0
     present = search_tokens(text)
-    return sum(any(variant_in(w, [t]) or w == t for t in present) for w in words) / len(words)
+    return sum(variant_in(w, present) for w in words) / len(words)
 
 
 def asks_for_outcome(question: str) -> bool:
@@ -101,9 +99,7 @@ def asks_for_outcome(question: str) -> bool:
     return bool(_OUTCOME.search(question.strip()))
 
 
-def outcomes_first(
-    scored: list[_Scored], question: str, tuning: Tuning, other_words: frozenset[str]
-) -> list[_Scored] | None:
+def outcomes_first(scored: list[_Scored], tuning: Tuning, other_words: frozenset[str]) -> list[_Scored] | None:
     """For a question about how something turned out: the candidates that state an outcome
     first (confident, sharing a word of the question besides its names, with nothing of what
     could or will happen in them); None when none does, the library then has the story but not

@@ -110,13 +110,16 @@ class MissingTerms:
             if not _parts_present(t, lambda part: variant_in(part, present) or bool(aliases(part) & present))
             and not (t in self.first_names and self.first_names[t] in present)
         ]
+        if missing and not any(t in _SPELLED_OUT for t in missing):
+            return missing
         if not missing and not (self.phrases or self.capitalised):
             return missing
         article = self.library.store.article(article_id, with_text=True)
         full_text = f"{article.title}\n{article.text}" if article else ""
-        if missing:
-            # "GDP" of a story that spells out "gross domestic product".
-            return [t for t in missing if not spelled_out(t, full_text)]
+        # "GDP" of a story that spells out "gross domestic product".
+        missing = [t for t in missing if not spelled_out(t, full_text)]
+        if missing or not (self.phrases or self.capitalised):
+            return missing
         # A name of several words is one name: "the Apple Watch" is not in a story that has
         # "Apple" and, elsewhere, "watch".
         words = _split_hyphens(search_tokens(full_text))

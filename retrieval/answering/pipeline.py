@@ -127,7 +127,7 @@ def _fact_answer(
         return refuse(Refusal(checks.NOT_CONFIDENT), ranked)
     # "Did Ebbers say whether Sullivan ever flagged problems?" asks for his words, not an outcome.
     if reported is None and checks.OUTCOME_NOT_REPORTED.on(tuning) and asks_for_outcome(question.text):
-        settled = outcomes_first(scored, question.text, tuning, other_words)
+        settled = outcomes_first(scored, tuning, other_words)
         if settled is None:
             # The closest passages show the story as the library has it.
             message = f"I couldn't find how that turned out in {articles_phrase(library.store, scope)}."
