@@ -39,6 +39,7 @@ from retrieval.answering.question import parse
         ("What was Edward Fox's impression of the playhouse?", "Edward Fox", "the playhouse"),
         ("What warning did Osborne say had been given to buyers?", "Osborne", "had been given to buyers"),
         ("why did Goodman reckon Romania was a good market?", "Goodman", "Romania was a good market"),
+        ("Did Howard admit that the decision was hard?", "Howard", "the decision was hard"),
     ],
 )
 def test_speaker_phrasings(question: str, who: str, topic: str) -> None:
@@ -55,6 +56,8 @@ def test_speaker_phrasings(question: str, who: str, topic: str) -> None:
         "Why did the IMF say Liberia's economy began growing again?",
         "Which game was used in earlier work to teach children about history?",
         "Who used to own the club before the takeover?",
+        # "Ocean's Eleven take on …" is a film's takings, not someone's take on something.
+        "How much did the original Ocean's Eleven take on its first weekend?",
     ],
 )
 def test_questions_that_are_not_about_someones_words(question: str) -> None:

@@ -78,9 +78,11 @@ _SPEAKER_PATTERNS = [
         r"(?:\s+(?P<topic>.+?))?" + _END,
         re.I,
     ),
-    # What was X's view on Y? / X's reaction to Y? / What's X's take on Y?
+    # What was X's view on Y? / X's reaction to Y? / What's X's take on Y? (Not "How much did
+    # Ocean's Eleven take on its first weekend?": a quantity question is never this one.)
     re.compile(
-        _LEAD + r"(?:what\s+(?:were|are|was|is)\s+|what['’]s\s+|how\s+(?:was|is)\s+)?(?P<who>.+?)['’]s?\s+"
+        _LEAD + r"(?!how\s+(?:much|many|long|big|far|often|old|fast)\b)"
+        r"(?:what\s+(?:were|are|was|is)\s+|what['’]s\s+|how\s+(?:was|is)\s+)?(?P<who>.+?)['’]s?\s+"
         rf"(?:[\w\-]+\s+)?{_OPINION}"
         r"(?:\s+(?:on|about|to|of|over|regarding|for|after|when|at|in)\s+(?P<topic>.+?))?" + _END,
         re.I,
@@ -95,7 +97,8 @@ _SPEAKER_PATTERNS = [
     ),
     # Did X think the fans could stop Glazer? / Does X believe ...?
     re.compile(
-        _LEAD + r"(?:did|does|do|has|had)\s+(?P<who>.+?)\s+(?:think|believe|expect|feel|reckon|predict|warn|claim)"
+        _LEAD + r"(?:did|does|do|has|had)\s+(?P<who>.+?)\s+(?:think|believe|expect|feel|reckon|predict|warn|claim"
+        r"|admit|concede|accept|acknowledge|deny|agree)"
         r"(?:\s+that)?\s+(?P<topic>.+?)" + _END,
         re.I,
     ),
