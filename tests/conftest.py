@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,18 @@ SEED_FILE = next(SEEDS.glob("*.txt"))
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
     return Embedder()
+
+
+@contextmanager
+def bbc_library(directory: Path, embedder: Embedder, names: list[str]) -> Iterator[Library]:
+    """A library of the named BBC articles ("business/260"), each stored as its own article."""
+    library = Library.open(directory / "data", embedder)
+    try:
+        report = library.ingest([BBC / f"{name}.txt" for name in names])
+        assert len(report.article_ids) == len(names)
+        yield library
+    finally:
+        library.close()
 
 
 @pytest.fixture

@@ -125,12 +125,16 @@ ARTICLES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
-    library = Library.open(Path(tmp_path_factory.mktemp("abstention")) / "data", embedder)
-    library.add_drafts(ARTICLES)
+def _library_of(factory: pytest.TempPathFactory, embedder: Embedder, drafts: list[ArticleDraft]) -> Iterator[Library]:
+    library = Library.open(Path(factory.mktemp("abstention")) / "data", embedder)
+    library.add_drafts(drafts)
     yield library
     library.close()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
+    yield from _library_of(tmp_path_factory, embedder, ARTICLES)
 
 
 def test_a_typo_early_in_a_name_still_finds_the_article(corpus: Library) -> None:
@@ -397,10 +401,7 @@ SEPARATE_NAMES = [
 
 @pytest.fixture(scope="module")
 def separate(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
-    library = Library.open(Path(tmp_path_factory.mktemp("separate")) / "data", embedder)
-    library.add_drafts(SEPARATE_NAMES)
-    yield library
-    library.close()
+    yield from _library_of(tmp_path_factory, embedder, SEPARATE_NAMES)
 
 
 @pytest.mark.parametrize(

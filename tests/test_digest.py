@@ -13,7 +13,7 @@ from retrieval.digest import build_digest, digest_to_json, parse_added_at
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import Digest
-from tests.conftest import BBC
+from tests.conftest import BBC, bbc_library
 from tests.digest_fixtures import BRIDGE_1, BRIDGE_2, BRIDGE_3, FOOTBALL, PHONE, STORY_DRAFTS, ingest
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -117,14 +117,9 @@ BBC_OTHERS = ["politics/001", "tech/003", "entertainment/002", "business/001"]
 
 @pytest.mark.skipif(not BBC.is_dir(), reason="BBC News articles not present")
 def test_bbc_steps_of_one_saga_and_others_are_separate_stories(tmp_path: Path, embedder: Embedder) -> None:
-    library = Library.open(tmp_path / "data", embedder)
-    try:
-        report = library.ingest([BBC / f"{name}.txt" for name in BBC_SAGA + BBC_OTHERS])
-        assert len(report.article_ids) == 7
+    with bbc_library(tmp_path, embedder, BBC_SAGA + BBC_OTHERS) as library:
         now = datetime.now(UTC)
         digest = build_digest(library, "bbc", datetime(2000, 1, 1, tzinfo=UTC), now, now)
         assert [len(story.articles) for story in digest.stories] == [1] * 7
         assert "also in:" not in digest.text
         assert_verbatim_and_cited(library, digest)
-    finally:
-        library.close()

@@ -27,7 +27,7 @@ from retrieval.library import Library
 from retrieval.models import ArticleDraft
 from retrieval.story import evidence, names_of
 
-from .conftest import BBC
+from .conftest import BBC, bbc_library
 from .discord_fake import CHANNEL_ID, running_fake
 from .slack_fake import FakeSlack
 from .test_discord import bot_posts, start_bot, text_of
@@ -216,10 +216,7 @@ BBC_STEPS = ["tech/030", "tech/342"]
 
 @pytest.mark.skipif(not BBC.is_dir(), reason="BBC News articles not present")
 def test_bbc_one_event_is_one_story_and_two_saga_steps_are_two(tmp_path: Path, embedder: Embedder) -> None:
-    library = Library.open(tmp_path / "data", embedder)
-    try:
-        report = library.ingest([BBC / f"{name}.txt" for name in BBC_EVENT + BBC_STEPS])
-        assert len(report.article_ids) == 4
+    with bbc_library(tmp_path, embedder, BBC_EVENT + BBC_STEPS) as library:
         items = digest_items(library, library.store.list_articles(limit=10))
         found = evidence([item.features for item in items])
         assert not found.restated()[np.triu_indices(4, 1)].any(), "the first rule joins neither pair"
@@ -227,8 +224,6 @@ def test_bbc_one_event_is_one_story_and_two_saga_steps_are_two(tmp_path: Path, e
         digest = build_digest(library, "bbc", datetime(2000, 1, 1, tzinfo=UTC), now, now)
         groups = sorted(sorted(Path(a.key).stem for a in story.articles) for story in digest.stories)
         assert groups == [["030"], ["152", "163"], ["342"]]
-    finally:
-        library.close()
 
 
 # Two copies of one report under one headline, "Asia shares defy post-quake gloom": the lead of
@@ -241,16 +236,11 @@ BBC_COPIES = ["business/260", "business/354"]
 def test_bbc_copies_under_one_headline_are_one_story_though_their_leads_name_other_countries(
     tmp_path: Path, embedder: Embedder
 ) -> None:
-    library = Library.open(tmp_path / "data", embedder)
-    try:
-        report = library.ingest([BBC / f"{name}.txt" for name in BBC_COPIES])
-        assert len(report.article_ids) == 2
+    with bbc_library(tmp_path, embedder, BBC_COPIES) as library:
         items = digest_items(library, library.store.list_articles(limit=10))
         first, second = (item.features for item in items)
         assert first.places and second.places and not first.places & second.places
         assert evidence([first, second]).same()[0, 1]
-    finally:
-        library.close()
 
 
 # -- the weekly gaps report --------------------------------------------------------------------

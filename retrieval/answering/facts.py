@@ -49,10 +49,10 @@ _COUNT = re.compile(r"\b(?:\d[\d,.]*|" + _NUMBER_WORDS + r")\b(?P<rest>(?:\s+[\w
 def _counted_noun(question: str) -> str:
     """The stemmed noun of "How many <noun> …" ("copi" for copies), or ""."""
     phrase = _HOW_MANY_PHRASE.match(question.strip())
-    match = _HOW_MANY.match(question.strip())
     if phrase:
         tokens = search_tokens(phrase.group("phrase").split()[-1])
     else:
+        match = _HOW_MANY.match(question.strip())
         tokens = search_tokens(match.group("noun")) if match else []
     return tokens[0] if tokens and tokens[0] not in _GENERIC_COUNTED else ""
 
