@@ -36,6 +36,15 @@ def _list(value: str) -> frozenset[str]:
     return frozenset(part.strip() for part in value.split(",") if part.strip())
 
 
+def _password(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url).password or ""
+    except ValueError:
+        return ""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything Byline reads from the environment, with defaults."""
@@ -72,6 +81,13 @@ class Settings:
     retention_days: int = 90
     gaps_digest_channel: str = ""  # bot/gaps_digest.py: off unless set
     gaps_digest_schedule: str = "weekly mon 09:00"
+    # The cluster backend (README, "Many workers"): embedded unless BYLINE_BACKEND=cluster.
+    backend: str = "embedded"
+    database_url: str = field(default="", repr=False)  # may hold a password
+    redis_url: str = field(default="", repr=False)
+    qdrant_url: str = ""
+    discord_shard_ids: tuple[int, ...] = ()
+    discord_shard_count: int | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -117,6 +133,12 @@ class Settings:
             retention_days=env.retention_days,
             gaps_digest_channel=env.gaps_digest_channel.strip(),
             gaps_digest_schedule=env.gaps_digest_schedule.strip(),
+            backend=env.backend,
+            database_url=env.database_url,
+            redis_url=env.redis_url,
+            qdrant_url=env.qdrant_url,
+            discord_shard_ids=tuple(int(part) for part in env.discord_shard_ids.split(",") if part),
+            discord_shard_count=env.discord_shard_count,
         )
 
     @property
@@ -145,4 +167,5 @@ class Settings:
         """Values that must never appear in a log line or a message."""
         values = (self.slack_bot_token, self.slack_app_token, self.slack_signing_secret, self.slack_client_secret)
         keys = tuple(self.token_key.split(","))
-        return [s for s in (*values, *keys, self.discord_token) if s]
+        passwords = tuple(_password(url) for url in (self.database_url, self.redis_url))
+        return [s for s in (*values, *keys, self.discord_token, *passwords) if s]

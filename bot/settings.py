@@ -73,6 +73,13 @@ def _url(value: str, schemes: tuple[str, ...]) -> str:
     return value
 
 
+def _scheme(value: str, schemes: tuple[str, ...]) -> str:
+    # A database or Redis URL may name a socket instead of a host (postgresql:///byline?host=/run).
+    if value.split("://", 1)[0].lower() not in schemes or "://" not in value:
+        raise ValueError("not a URL")
+    return value
+
+
 def check_allowlist_entry(entry: str) -> None:
     """A host name, an IP address or a CIDR range; ``300.1.1.1/99`` and ``a b`` are refused."""
     if "/" in entry or ":" in entry or _LOOKS_NUMERIC.match(entry):
@@ -142,8 +149,17 @@ class EnvSettings(BaseSettings):
         "weekly mon 09:00", "BYLINE_GAPS_DIGEST_SCHEDULE", "a schedule such as weekly mon 09:00 (in BYLINE_TIMEZONE)"
     )
 
+    # The cluster backend (issue 14): shared engines instead of the data directory's files.
+    backend: str = _setting("embedded", "BYLINE_BACKEND", "embedded or cluster")
+    database_url: str = _setting("", "BYLINE_DATABASE_URL", "a postgresql:// URL")
+    redis_url: str = _setting("", "BYLINE_REDIS_URL", "a redis:// URL")
+    qdrant_url: str = _setting("", "BYLINE_QDRANT_URL", "an http(s):// URL of a Qdrant server")
+    # Discord split across processes: this process runs these shards of that many.
+    discord_shard_ids: str = _setting("", "BYLINE_DISCORD_SHARD_IDS", "comma-separated shard numbers such as 0,1")
+    discord_shard_count: int | None = _setting(None, "BYLINE_DISCORD_SHARD_COUNT", "a whole number of at least 1")
+
     _SECONDS: ClassVar = ("fetch_timeout", "fetch_deadline", "feed_interval", "user_rate", "channel_rate")
-    _COUNTS: ClassVar = ("user_burst", "channel_burst", "workers", "queue_limit")
+    _COUNTS: ClassVar = ("user_burst", "channel_burst", "workers", "queue_limit", "discord_shard_count")
 
     @classmethod
     def settings_customise_sources(
@@ -180,10 +196,15 @@ class EnvSettings(BaseSettings):
             raise ValueError("port out of range")
         return port
 
-    @field_validator("log_level", "log_format", "slack_mode", mode="before")
+    @field_validator("log_level", "log_format", "slack_mode", "backend", mode="before")
     @classmethod
     def _choice(cls, value: Any, info: Any) -> Any:
-        choices = {"log_level": LOG_LEVELS, "log_format": ("TEXT", "JSON"), "slack_mode": ("SOCKET", "HTTP")}
+        choices = {
+            "log_level": LOG_LEVELS,
+            "log_format": ("TEXT", "JSON"),
+            "slack_mode": ("SOCKET", "HTTP"),
+            "backend": ("EMBEDDED", "CLUSTER"),
+        }
         word = str(value).strip().upper()
         if word not in choices[info.field_name]:
             raise ValueError(word)
@@ -210,6 +231,29 @@ class EnvSettings(BaseSettings):
     @classmethod
     def _gateway_url(cls, value: str) -> str:
         return _url(value.strip(), ("ws", "wss", "http", "https")) if value.strip() else value
+
+    @field_validator("database_url", mode="after")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        return _scheme(value.strip(), ("postgresql", "postgres")) if value.strip() else ""
+
+    @field_validator("redis_url", mode="after")
+    @classmethod
+    def _redis_url(cls, value: str) -> str:
+        return _scheme(value.strip(), ("redis", "rediss", "unix")) if value.strip() else ""
+
+    @field_validator("qdrant_url", mode="after")
+    @classmethod
+    def _qdrant_url(cls, value: str) -> str:
+        return _url(value.strip(), ("http", "https")) if value.strip() else ""
+
+    @field_validator("discord_shard_ids", mode="after")
+    @classmethod
+    def _shard_ids(cls, value: str) -> str:
+        for entry in (part.strip() for part in value.split(",")):
+            if entry and not (entry.isascii() and entry.isdigit()):
+                raise ValueError(entry)
+        return ",".join(part.strip() for part in value.split(",") if part.strip())
 
     @field_validator("discord_guild_id", mode="after")
     @classmethod
