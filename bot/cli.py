@@ -15,7 +15,7 @@ from importlib import metadata
 from retrieval.errors import BylineError
 from retrieval.removal import audit_entries, remove_articles
 
-from . import cli_digest, cli_eval, gaps
+from . import cli_digest, cli_eval, cli_migrate, gaps
 from .cli_feeds import add_feeds_parser, run_feeds
 from .cli_ingest import ingest_command
 from .cli_output import pipe_safe, plural, print_error, print_json
@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("chat", help="chat in the terminal")
     commands.add_parser("serve", help="run on the platforms configured in the environment (or the terminal)")
     add_feeds_parser(commands)
+    cli_migrate.add_parser(commands)
     cli_eval.add_parser(commands)
     return parser
 
@@ -107,6 +108,7 @@ def _open(settings: Settings, with_seeds: bool) -> Service:
         settings.limits,
         settings.timezone,
         settings.fetcher(),
+        settings.storage(),
     )
     for message in service.library.messages:
         print(message, file=sys.stderr)
@@ -127,6 +129,8 @@ def _dispatch(command: str, args: argparse.Namespace, settings: Settings) -> int
         return run_feeds(args, settings)
     if command == "audit":
         return _audit(settings, args)
+    if command == "migrate":
+        return cli_migrate.run(settings)
     service = _open(settings, with_seeds=command in {"ask", "chat", "serve"})
     try:
         if command == "ask":
@@ -237,10 +241,9 @@ def _user() -> str:
 
 def _audit(settings: Settings, args: argparse.Namespace) -> int:
     # The log needs only the store, not the model or the indexes.
-    from retrieval.library import STORE_FILE
     from retrieval.store import Store
 
-    store = Store(settings.data_dir / STORE_FILE)
+    store = Store(settings.storage().store_location(settings.data_dir))
     try:
         entries = audit_entries(store, args.limit)
     finally:

@@ -67,14 +67,13 @@ def run_feeds(args: argparse.Namespace, settings: Settings) -> int:
 
 def _store(settings: Settings) -> Any:
     # Subscriptions need only the store, not the model or the indexes.
-    from retrieval.library import STORE_FILE
     from retrieval.store import Store
 
-    return Store(settings.data_dir / STORE_FILE)
+    return Store(settings.storage().store_location(settings.data_dir))
 
 
 def _poll(settings: Settings, fetcher: Fetcher) -> int:
-    library = Library.open(settings.data_dir)
+    library = Library.open(settings.data_dir, backend=settings.storage())
     try:
         results = poll_feeds(library, fetcher)
     finally:

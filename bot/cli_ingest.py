@@ -32,7 +32,7 @@ def ingest_command(settings: Settings, arguments: list[str]) -> int:
     urls = [a for a in arguments if is_url(a)]
     paths = [Path(a) for a in arguments if not is_url(a)]
     refused = [p for p in paths if not_an_article_file(p)]
-    library = Library.open(settings.data_dir)
+    library = Library.open(settings.data_dir, backend=settings.storage())
     for message in library.messages:
         print(message, file=sys.stderr)
     report = IngestReport()

@@ -8,6 +8,7 @@ the rest of Byline receives, so tests and benches can build one directly.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from .package_data import seeds_dir
 from .settings import PROJECT_DIR, SettingsError, read_env_settings
 
 if TYPE_CHECKING:
+    from retrieval.backend import Backend
     from retrieval.fetch import Fetcher
 
 __all__ = ["PROJECT_DIR", "Settings", "SettingsError", "load_environment"]
@@ -161,6 +163,18 @@ class Settings:
 
         return Fetcher(
             allowlist=Allowlist.parse(self.fetch_allowlist), timeout=self.fetch_timeout, deadline=self.fetch_deadline
+        )
+
+    def storage(self) -> Backend:
+        """Where the library and the bot's state live (``retrieval.backend``): the data directory,
+        or the cluster's PostgreSQL and Qdrant."""
+        from retrieval.backend import Backend
+
+        return Backend(
+            kind=self.backend,
+            database_url=self.database_url,
+            qdrant_location=self.qdrant_url,
+            qdrant_api_key=os.environ.get("BYLINE_QDRANT_API_KEY", ""),
         )
 
     def secrets(self) -> list[str]:

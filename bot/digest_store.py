@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from retrieval.database import Cursor, Row
 from retrieval.store import utc_now
 
 from .state import BotState
@@ -153,14 +154,14 @@ class DigestStore:
         )
         return [_run(row) for row in rows]
 
-    def _read(self) -> sqlite3.Cursor:
+    def _read(self) -> Cursor:
         # A cursor of our own, so that BotState's connection keeps its plain tuple rows.
         cursor = self.state._connect().cursor()
         cursor.row_factory = sqlite3.Row
         return cursor
 
 
-def _subscription(row: sqlite3.Row) -> Subscription:
+def _subscription(row: Row) -> Subscription:
     return Subscription(
         row["platform"],
         row["channel_id"],
@@ -172,7 +173,7 @@ def _subscription(row: sqlite3.Row) -> Subscription:
     )
 
 
-def _run(row: sqlite3.Row) -> DigestRun:
+def _run(row: Row) -> DigestRun:
     return DigestRun(
         row["id"],
         row["platform"],

@@ -28,6 +28,7 @@ from .autoreply import is_question
 from .config import Settings
 from .delivery import DeliveryError
 from .discord_render import render
+from .discord_shards import ShardPlan, shard_plan
 from .discord_views import (
     DYNAMIC_ITEMS,
     NO_MENTIONS,
@@ -127,7 +128,9 @@ class BylineClient(discord.Client):
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         self.poster = DiscordPoster(self, asyncio.get_running_loop())
         register_poster(self.service, self.poster)
-        if self.settings.discord_guild_id:
+        if not self.syncs_commands:
+            log.info("Slash commands are synced by the process that runs Discord shard 0, not this one.")
+        elif self.settings.discord_guild_id:
             # A guild sync is instant, which is what development wants; a global one can take an hour.
             guild = discord.Object(int(self.settings.discord_guild_id))
             self.tree.copy_global_to(guild=guild)
@@ -136,6 +139,11 @@ class BylineClient(discord.Client):
         else:
             synced = await self.tree.sync()
             log.info("Synced %d slash commands globally.", len(synced))
+
+    @property
+    def syncs_commands(self) -> bool:
+        """Whether this process registers the slash commands: unsharded, it is the only one."""
+        return True
 
     async def on_ready(self) -> None:
         log.info(
@@ -310,6 +318,39 @@ class BylineClient(discord.Client):
             perms = user.guild_permissions
             return perms.manage_channels or perms.manage_guild or perms.administrator
         return False
+
+
+class ShardedBylineClient(BylineClient, discord.AutoShardedClient):
+    """The Discord client for one process of a sharded bot: one gateway connection per shard in
+    ``plan``, each receiving only its guilds' events; everything else is ``BylineClient``'s."""
+
+    def __init__(self, service: Service, settings: Settings, plan: ShardPlan, **options: Any) -> None:
+        super().__init__(service, settings, shard_ids=list(plan.ids), shard_count=plan.count, **options)
+        self.plan = plan
+
+    @property
+    def syncs_commands(self) -> bool:
+        return self.plan.syncs_commands
+
+    async def on_ready(self) -> None:
+        log.info(
+            "Discord: logged in as %s (%s) in %d servers on shards %s of %d.",
+            self.user,
+            getattr(self.user, "id", "?"),
+            len(self.guilds),
+            ",".join(str(shard) for shard in self.plan.ids),
+            self.plan.count,
+        )
+
+
+def make_client(service: Service, settings: Settings, **options: Any) -> BylineClient:
+    """The client the settings ask for: sharded when BYLINE_DISCORD_SHARD_COUNT is set, else the
+    plain one. A shard pair Discord would not serve raises ``ShardSettingsError`` here, before
+    anything connects."""
+    plan = shard_plan(settings)
+    if plan is None:
+        return BylineClient(service, settings, **options)
+    return ShardedBylineClient(service, settings, plan, **options)
 
 
 def answer_message(
@@ -626,6 +667,6 @@ async def run_client(client: BylineClient, token: str, stop: threading.Event) ->
 
 def run(service: Service, settings: Settings, stop: threading.Event) -> None:
     """``byline serve``'s Discord adapter: blocks until ``stop`` is set or the client fails."""
+    client = make_client(service, settings)
     configure_endpoints(settings)
-    client = BylineClient(service, settings)
     asyncio.run(run_client(client, settings.discord_token, stop))

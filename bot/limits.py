@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -80,6 +80,15 @@ class TokenBucket:
 
     def take(self) -> None:
         self.tokens -= 1
+
+
+class Limiter(Protocol):
+    """Says whether a question may go ahead: ``RateLimiter`` in one process, or
+    ``redis_limits.RedisRateLimiter`` with buckets shared by many workers."""
+
+    def check(self, user_key: str, channel_key: str) -> float:
+        """0 when the question may go ahead (and is counted), else seconds to wait."""
+        ...
 
 
 class RateLimiter:

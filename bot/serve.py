@@ -35,6 +35,7 @@ from .config import Settings
 from .feed_poller import start_background
 from .health import HEALTH, Health
 from .ingest_commands import register_ingest
+from .leader import Leadership, leader_lock
 from .platforms import Platform, configured
 from .service import Service
 
@@ -130,8 +131,16 @@ def start_retention(service: Service, days: int, stop: threading.Event) -> threa
 
 
 def _background(service: Service, settings: Settings, stop: threading.Event) -> list[threading.Thread]:
+    threads = [start_catch_up(service.library, min(CATCH_UP_SECONDS, settings.feed_interval), stop)]
+    # Feeds, digests and retention act on a clock: only the leader of the workers runs them.
+    lock = leader_lock(settings.data_dir, service.state.engine)
+    threads.append(Leadership(lock, lambda jobs_stop: _singleton_jobs(service, settings, jobs_stop)).start(stop))
+    return threads
+
+
+def _singleton_jobs(service: Service, settings: Settings, stop: threading.Event) -> list[threading.Thread]:
+    """The jobs that must run in one process of all the workers (``leader.py``)."""
     threads = [start_background(service, settings, stop)]
-    threads.append(start_catch_up(service.library, min(CATCH_UP_SECONDS, settings.feed_interval), stop))
     if settings.retention_days > 0:
         threads.append(start_retention(service, settings.retention_days, stop))
     if service.scheduler is not None:
@@ -205,6 +214,11 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
     failure: BaseException | None = None
     state = foreground.reading if foreground is not None else {"reading": False}
     register_ingest(service, settings.fetcher())
+    if settings.redis_url:
+        from .shared_state import shared_limiter
+
+        # Buckets shared by every worker: a user's burst is theirs, not theirs per worker.
+        service.rate_limiter = shared_limiter(settings)
     if service.scheduler is not None and settings.gaps_digest_channel:
         from .gaps import GapStore
         from .gaps_digest import add_gaps_digest

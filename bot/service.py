@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from retrieval.answering import passages_for
+from retrieval.backend import Backend
 from retrieval.errors import BylineError
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Citation, Passage, SearchHit
@@ -24,10 +25,10 @@ from retrieval.scope import Scope
 
 from .autoreply import autoreply_command
 from .gaps import GapStore, gaps_command
-from .limits import LimitSettings, QueueFull, RateLimiter, RetrievalPool, retry_phrase
+from .limits import Limiter, LimitSettings, QueueFull, RateLimiter, RetrievalPool, retry_phrase
 from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 from .scope_commands import ScopeCommand, channel_scope
-from .state import STATE_FILE, BotState
+from .state import BotState, state_location
 
 if TYPE_CHECKING:
     from .digest_schedule import DigestScheduler
@@ -93,15 +94,23 @@ class Service:
     scheduler: DigestScheduler | None = None
 
     @classmethod
-    def open(cls, data_dir: Path, seeds_dir: Path | None = None, limits: LimitSettings | None = None) -> Service:
-        library = Library.open(data_dir)
+    def open(
+        cls,
+        data_dir: Path,
+        seeds_dir: Path | None = None,
+        limits: LimitSettings | None = None,
+        backend: Backend | None = None,
+    ) -> Service:
+        backend = backend or Backend.from_environ()
+        library = Library.open(data_dir, backend=backend)
         if seeds_dir is not None and library.store.article_count() == 0 and seeds_dir.is_dir():
             report = library.ingest([seeds_dir])
-            log.info("Fresh data directory: ingested the seed articles (%s).", report.summary())
-        return cls(library, BotState(data_dir / STATE_FILE), limits or LimitSettings())
+            log.info("Fresh library: ingested the seed articles (%s).", report.summary())
+        return cls(library, BotState(state_location(data_dir, backend)), limits or LimitSettings())
 
     def __post_init__(self) -> None:
-        self.rate_limiter = RateLimiter(self.limits)
+        # In this process; ``serve`` puts the shared (Redis) buckets here when there is a Redis.
+        self.rate_limiter: Limiter = RateLimiter(self.limits)
         self.pool = RetrievalPool(self.limits.workers, self.limits.queue_limit)
         self._register_builtin()
 

@@ -245,6 +245,9 @@ class EnvSettings(BaseSettings):
     @field_validator("qdrant_url", mode="after")
     @classmethod
     def _qdrant_url(cls, value: str) -> str:
+        # ":memory:" (nothing kept, one process) is for trying the cluster code out, and for tests.
+        if value.strip().startswith(":memory:"):
+            return value.strip()
         return _url(value.strip(), ("http", "https")) if value.strip() else ""
 
     @field_validator("discord_shard_ids", mode="after")

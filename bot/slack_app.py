@@ -18,7 +18,6 @@ import logging
 import re
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -45,6 +44,7 @@ from retrieval.errors import BylineError
 from .autoreply import is_question
 from .config import Settings
 from .delivery import DeliveryError
+from .event_dedupe import EventDedupe, RecentIds
 from .limits import handler_threads, place_in_line
 from .replies import Reply, TextReply
 from .service import Asker, Service
@@ -158,31 +158,6 @@ def question_text(text: str) -> str:
     return html.unescape(_MENTION.sub(" ", text or "")).strip()
 
 
-# Event ids remembered to skip redeliveries: Slack retries within minutes, and even a busy
-# workspace sends far fewer events than this in that time.
-SEEN_EVENTS = 5_000
-
-
-class _RecentIds:
-    """The last ``size`` ids seen, safe across threads."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._ids: OrderedDict[str, None] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def first_time(self, value: str) -> bool:
-        """Whether ``value`` is new; remembers it either way."""
-        with self._lock:
-            if value in self._ids:
-                self._ids.move_to_end(value)
-                return False
-            self._ids[value] = None
-            if len(self._ids) > self.size:
-                self._ids.popitem(last=False)
-            return True
-
-
 class SlackAdapter:
     """The bolt app wired to the service: mentions, DMs, thread follow-ups, commands, buttons."""
 
@@ -192,6 +167,7 @@ class SlackAdapter:
         settings: Settings,
         working_after: float = WORKING_AFTER_S,
         workers: int | None = None,
+        seen_events: EventDedupe | None = None,
     ) -> None:
         self.service = service
         # Enough work threads that questions wait in the service's bounded queue, which tells them
@@ -224,7 +200,8 @@ class SlackAdapter:
         else:
             note_revocations(self.app)
         self.poster = SlackPoster(self.client)
-        self.seen_events = _RecentIds(SEEN_EVENTS)
+        # Redelivered event ids: this process's memory, or Redis when many workers share the app.
+        self.seen_events: EventDedupe = seen_events if seen_events is not None else RecentIds()
         self._register()
 
     def _check_token(self) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-import sqlite3
 import threading
 import time
 from typing import Any
@@ -29,11 +28,14 @@ from slack_bolt.error import BoltError
 from slack_sdk.oauth.installation_store import Bot, Installation, InstallationStore
 from slack_sdk.oauth.state_store import OAuthStateStore
 
+from retrieval.database import DATABASE_ERRORS, Connection
 from retrieval.store import utc_now
 
 from .state import BotState
 from .token_crypto import TokenCipher, TokenKeyError
 
+# What saving an installation can raise: the database's errors, or the disk's.
+_SAVE_ERRORS: tuple[type[Exception], ...] = (*DATABASE_ERRORS, OSError)
 log = logging.getLogger("byline.slack")
 
 # bolt's own default (OAuthStateUtils): the state cookie lives as long.
@@ -130,7 +132,7 @@ class SlackInstallations(InstallationStore):
         try:
             with self.state._write() as connection:
                 self._put(connection, enterprise_id, team_id, installation)
-        except (sqlite3.Error, OSError) as error:
+        except _SAVE_ERRORS as error:
             raise BoltError(f"could not save the installation in the state file ({type(error).__name__})") from None
         log.info(
             "Slack: installed in workspace %s (%s) by %s.",
@@ -139,9 +141,7 @@ class SlackInstallations(InstallationStore):
             installation.user_id,
         )
 
-    def _put(
-        self, connection: sqlite3.Connection, enterprise_id: str, team_id: str, installation: Installation
-    ) -> None:
+    def _put(self, connection: Connection, enterprise_id: str, team_id: str, installation: Installation) -> None:
         """Writes the installation, sealed (the whole of it: every token, the webhook URL)."""
         sealed = self.cipher.seal(json.dumps(installation.__dict__))
         connection.execute(

@@ -13,10 +13,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from retrieval.sqlite import Database
+from retrieval.backend import Backend
+from retrieval.database import Database
 from retrieval.store import utc_now
 
 STATE_FILE = "state.sqlite3"
+
+
+def state_location(data_dir: Path, backend: Backend) -> Path | str:
+    """The bot's state: a file beside the library's, or the cluster's PostgreSQL (the same
+    database as the articles: the tables do not overlap)."""
+    return backend.store_location(data_dir) if backend.is_cluster else data_dir / STATE_FILE
 
 _MIGRATIONS = [
     """
@@ -153,11 +160,13 @@ HISTORY_TURNS = 4
 
 
 class BotState(Database):
-    """Answers, feedback and conversation history in SQLite, shared safely between threads."""
+    """Answers, feedback, conversation history and every other bit of the bot's state, shared
+    safely between threads: in a SQLite file, or (the cluster backend) in PostgreSQL, shared
+    by every worker."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, location: Path | str) -> None:
         # Columns are read by position here, so plain tuples rather than named rows.
-        super().__init__(path, _MIGRATIONS, named_rows=False)
+        super().__init__(location, _MIGRATIONS, named_rows=False, name="state")
 
     def save_answer(self, platform: str, user_id: str, question: str, answer: dict[str, Any]) -> str:
         answer_id = uuid.uuid4().hex[:16]

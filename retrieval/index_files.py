@@ -18,7 +18,7 @@ import numpy as np
 
 from .atomic import write_bytes_atomically
 from .dense import DenseIndex
-from .ports import FileKeywordIndex, FileVectorIndex
+from .ports import FileKeywordIndex, FileVectorIndex, KeywordIndex, VectorIndex
 from .sparse import OldFormat, SparseIndex, StoreMismatch
 from .store import Store
 
@@ -35,8 +35,8 @@ class LoadedIndexes:
     """What could be read: an index that could not be is ``None``, with the reason in ``problems``."""
 
     generation: int
-    dense: DenseIndex | None = None
-    sparse: SparseIndex | None = None
+    dense: VectorIndex | None = None
+    sparse: KeywordIndex | None = None
     problems: dict[str, str] = field(default_factory=dict)  # "dense" / "sparse" -> "was missing", …
 
 

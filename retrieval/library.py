@@ -20,12 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from .article_terms import ArticleTerms
-from .atomic import DirectoryLock
+from .backend import STORE_FILE, Backend, FileIndexes, IndexKeeper
+from .database import DATABASE_ERRORS
 from .dense import DenseIndex
 from .embedder import Embedder
-from .index_files import DENSE_FILE, INDEX_META_FILE, LOCK_FILE, SPARSE_FILE, LoadedIndexes, read_indexes, write_indexes
+from .index_files import DENSE_FILE, INDEX_META_FILE, SPARSE_FILE, LoadedIndexes
 from .models import Answer, Article, ArticleDraft, Citation, Paragraph, Passage, SearchHit
-from .ports import FileKeywordIndex, FileVectorIndex
+from .ports import KeywordIndex, VectorIndex
 from .quotes import RULES_VERSION, extract_quotes
 from .scope import ResolvedScope, Scope, ScopeCache
 from .segment import build_passages
@@ -36,7 +37,6 @@ from .text import paragraphs, search_tokens
 
 log = logging.getLogger("byline.retrieval")
 
-STORE_FILE = "byline.sqlite3"
 __all__ = [
     "DENSE_FILE",
     "INDEX_META_FILE",
@@ -52,6 +52,8 @@ __all__ = [
 QUOTE_RULES_KEY = "quote_rules"
 
 Progress = Callable[[int, int], None]
+# What saving the indexes can raise: a full or read-only disk (files), or the database (cluster).
+_SAVE_ERRORS: tuple[type[Exception], ...] = (OSError, *DATABASE_ERRORS)
 
 # About 50,000 words, ten times a long feature; a bigger "article" is a dump, not a story,
 # and would take minutes of embedding.
@@ -101,15 +103,19 @@ def content_hash(draft: ArticleDraft) -> str:
 
 
 class Library:
-    """Articles, passages, sentences and quotes in SQLite, searchable through FAISS and BM25."""
+    """Articles, passages, sentences and quotes in a store, searchable through a vector and a
+    keyword index: SQLite, FAISS and BM25 files by default; PostgreSQL and Qdrant on the cluster
+    backend (``backend.py``)."""
 
-    def __init__(self, data_dir: Path, store: Store, embedder: Embedder) -> None:
+    def __init__(self, data_dir: Path, store: Store, embedder: Embedder, keeper: IndexKeeper | None = None) -> None:
         self.data_dir = data_dir
         self.store = store
         self.embedder = embedder
+        # How the indexes persist and are kept level with the store (files, or shared collections).
+        self.keeper = keeper or FileIndexes(data_dir)
         # Typed by their ports (``ports.py``): what the rest of the core may call on them.
-        self.dense: FileVectorIndex = DenseIndex()
-        self.sparse: FileKeywordIndex = SparseIndex()
+        self.dense: VectorIndex = DenseIndex()
+        self.sparse: KeywordIndex = SparseIndex()
         # Searches read the indexes while ingest changes them; FAISS and the BM25 dicts are
         # not safe for that, so both take this lock (held for milliseconds at a time).
         self.lock = threading.RLock()
@@ -122,15 +128,22 @@ class Library:
         # store past it; ``catch_up`` (and every write, first) brings the indexes level again.
         self.indexed_generation = -1
         # Held across processes by every change to the articles and every index save, so two
-        # processes on one data directory never save indexes that miss each other's changes.
-        self.writer = DirectoryLock(data_dir / LOCK_FILE)
+        # processes never save indexes that miss each other's changes.
+        self.writer = self.keeper.writer
 
     @classmethod
-    def open(cls, data_dir: Path, embedder: Embedder | None = None) -> Library:
-        """Open (or create) a data directory, checking and if needed rebuilding its indexes."""
+    def open(cls, data_dir: Path, embedder: Embedder | None = None, backend: Backend | None = None) -> Library:
+        """Open (or create) a library, checking and if needed rebuilding its indexes. ``backend``
+        defaults to what ``BYLINE_BACKEND`` says (the data directory's files when unset)."""
+        backend = backend or Backend.from_environ()
         data_dir.mkdir(parents=True, exist_ok=True)
-        store = Store(data_dir / STORE_FILE)
-        library = cls(data_dir, store, embedder or Embedder())
+        store = Store(backend.store_location(data_dir))
+        try:
+            keeper = backend.index_keeper(data_dir, store)
+        except BaseException:
+            store.close()
+            raise
+        library = cls(data_dir, store, embedder or Embedder(), keeper)
         try:
             library._load_indexes()
         except sqlite3.DatabaseError as error:  # a file damaged past its first pages
@@ -147,12 +160,12 @@ class Library:
 
     def _load_indexes(self) -> None:
         self._reread_old_quotes()
-        loaded = read_indexes(self.data_dir, self.store)
+        loaded = self.keeper.read(self.store)
         if loaded.problems:
             # Rebuild under the writer lock, after reading again: another process may be part
-            # way through an ingest, and will have saved current files when it lets go.
+            # way through an ingest, and will have saved current indexes when it lets go.
             with self.writer.hold():
-                loaded = read_indexes(self.data_dir, self.store)
+                loaded = self.keeper.read(self.store)
                 self._install(loaded, note=True)
                 if loaded.problems:
                     self._save_indexes()
@@ -168,12 +181,12 @@ class Library:
             if note:
                 count = self.store.counts()["sentences"]
                 self._note(f"Vector index {loaded.problems['dense']}: rebuilt it from the store ({count} sentences).")
-            dense = self._built_dense()
+            dense = self.keeper.rebuild_dense(self.store)
         if sparse is None:
             if note:
                 count = self.store.counts()["passages"]
                 self._note(f"Keyword index {loaded.problems['sparse']}: rebuilt it from the store ({count} passages).")
-            sparse = self._built_sparse()
+            sparse = self.keeper.rebuild_sparse(self.store)
         with self.lock:
             self.dense, self.sparse = dense, sparse
             self.indexed_generation = loaded.generation
@@ -193,7 +206,7 @@ class Library:
     def _catch_up_held(self) -> None:
         if self.store.generation() == self.indexed_generation:
             return
-        loaded = read_indexes(self.data_dir, self.store)
+        loaded = self.keeper.read(self.store)
         self._install(loaded, note=False)
         if loaded.problems:
             self._save_indexes()
@@ -215,7 +228,7 @@ class Library:
         quotes = {article_id: _quote_rows(text, paragraphs(text)) for article_id, text in texts.items()}
         try:
             self.store.replace_all_quotes(texts, quotes, QUOTE_RULES_KEY, str(RULES_VERSION))
-        except sqlite3.Error as error:  # a full disk, a read-only file: keep the old quotes
+        except DATABASE_ERRORS as error:  # a full disk, a read-only file: keep the old quotes
             message = f"Could not update the stored quotes ({error}): kept the old ones; will retry at the next start."
             log.error(message)
             self.messages.append(message)
@@ -225,18 +238,6 @@ class Library:
             return  # a new data directory: nothing to report
         log.warning(message)
         self.messages.append(message)
-
-    def _built_dense(self) -> DenseIndex:
-        batches = list(self.store.iter_sentence_vectors())
-        if not batches:
-            return DenseIndex()
-        return DenseIndex.build(np.concatenate([b[0] for b in batches]), np.concatenate([b[1] for b in batches]))
-
-    def _built_sparse(self) -> SparseIndex:
-        sparse = SparseIndex()
-        for passage_id, text in self.store.iter_passage_texts():
-            sparse.add(passage_id, search_tokens(text))
-        return sparse
 
     def _save_indexes(self) -> bool:
         """Write both index files; on failure (disk full) keep the old files and say so.
@@ -248,10 +249,11 @@ class Library:
             try:
                 # Labelled with the generation the indexes reflect, not the store's now: saving
                 # under a newer one would hide another process's changes from every reader.
-                write_indexes(self.data_dir, self.dense, self.sparse, self.indexed_generation)
-            except OSError as error:
+                self.keeper.save(self.dense, self.sparse, self.indexed_generation)
+            except _SAVE_ERRORS as error:
+                reason = error.strerror if isinstance(error, OSError) and error.strerror else error
                 message = (
-                    f"Could not save the search index in {self.data_dir} ({error.strerror or error}): "
+                    f"Could not save the search index in {self.data_dir} ({reason}): "
                     "the previous index files are kept and will be rebuilt from the store at the next start."
                 )
                 log.error(message)
@@ -300,7 +302,7 @@ class Library:
             self._store_batch(batch, report, done, len(prepared), progress)
         if prepared:
             if self.dense.needs_new_type():
-                rebuilt = self._built_dense()
+                rebuilt = self.keeper.rebuild_dense(self.store)
                 with self.lock:
                     self.dense = rebuilt
             self._save_indexes()

@@ -143,6 +143,10 @@ class KeywordIndex(Protocol):
         """Every indexed term, sorted (the vocabulary spelling suggestions are drawn from)."""
         ...
 
+    def ids(self) -> np.ndarray:
+        """Every passage id held, sorted (to check or reconcile the index with the store)."""
+        ...
+
 
 @runtime_checkable
 class SavedToFile(Protocol):

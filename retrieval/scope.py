@@ -266,7 +266,7 @@ def matching_articles(store: Store, scope: Scope, now: datetime | None = None) -
         marks = ",".join("?" * len(scope.tags))
         conditions.append(f"a.id IN (SELECT article_id FROM article_tags WHERE tag IN ({marks}))")
         values += list(scope.tags)
-    where = " AND ".join(conditions) or "1"
+    where = " AND ".join(conditions) or "1 = 1"
     rows = connection.execute(
         f"SELECT a.id, a.published, a.added_at FROM articles a WHERE {where} "
         "ORDER BY COALESCE(NULLIF(a.published, ''), a.added_at) DESC, a.id DESC",

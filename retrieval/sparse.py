@@ -42,6 +42,10 @@ class SparseIndex:
     def count(self) -> int:
         return len(self._lengths)
 
+    def ids(self) -> np.ndarray:
+        """Every passage id held, sorted."""
+        return np.sort(np.fromiter(self._lengths, dtype=np.int64, count=len(self._lengths)))
+
     def add(self, doc_id: int, tokens: list[str]) -> None:
         if doc_id in self._lengths:
             self.remove(doc_id, tokens)

@@ -1,7 +1,8 @@
 """SQLite the way Byline uses it: a connection per thread, WAL, migrations, atomic writes.
 
-Shared by the article store and the bot's state file, so both get the same durability and
-the same handling of a database that another process holds busy.
+The embedded engine behind ``database.Database`` (the default): shared by the article store and
+the bot's state file, so both get the same durability and the same handling of a database that
+another process holds busy. ``postgres.py`` is the other engine, running the same SQL.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def is_corruption(error: sqlite3.DatabaseError) -> bool:
     return not isinstance(error, sqlite3.OperationalError) or "malformed" in str(error)
 
 
-class Database:
+class SqliteEngine:
     """One SQLite file shared between threads; ``migrations[i]`` brings it to version i + 1."""
 
     def __init__(self, path: Path, migrations: Sequence[str], named_rows: bool = True) -> None:
@@ -39,6 +40,7 @@ class Database:
         self.named_rows = named_rows
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        self.where = str(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._migrate(migrations)
@@ -49,7 +51,7 @@ class Database:
             self.close()
             raise corrupt_database(path, error) from None
 
-    def _connect(self) -> sqlite3.Connection:
+    def connect(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is None:
             connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -65,9 +67,9 @@ class Database:
         return connection
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[sqlite3.Connection]:
         """One atomic write: all of it lands, or (on any error, or a crash) none of it."""
-        connection = self._connect()
+        connection = self.connect()
         with self._write_lock:
             for attempt in range(BUSY_RETRIES):
                 try:
@@ -86,7 +88,7 @@ class Database:
                 raise
 
     def _migrate(self, migrations: Sequence[str]) -> None:
-        connection = self._connect()
+        connection = self.connect()
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         for number, script in enumerate(migrations[version:], start=version + 1):
             with self._write_lock:

@@ -7,7 +7,6 @@ records the generation it reflects, so a stale index is detected at start.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .database import Connection, Database, Row
 from .models import Article, ArticleDraft, Passage, Quote, Sentence
-from .sqlite import Database
 
 _MIGRATIONS: list[str] = [
     """
@@ -193,17 +192,20 @@ def utc_now() -> str:
 class Store(Database):
     """The article database; safe to share between threads (each thread gets a connection)."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, _MIGRATIONS)
+    def __init__(self, location: Path | str) -> None:
+        # A path: the embedded SQLite file; a postgresql:// URL: the cluster backend's server.
+        super().__init__(location, _MIGRATIONS, name="articles")
 
     @contextmanager
-    def transaction(self, reindex: bool = True) -> Iterator[sqlite3.Connection]:
+    def transaction(self, reindex: bool = True) -> Iterator[Connection]:
         """One atomic write. ``reindex`` marks the index files stale (articles, passages,
         sentences or quotes changed); bookkeeping such as a feed's status leaves them alone."""
         with self._write() as connection:
             yield connection
             if reindex:
-                connection.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+                connection.execute(
+                    "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'generation'"
+                )
 
     # -- reads ---------------------------------------------------------------------------
 
@@ -213,6 +215,11 @@ class Store(Database):
     def meta_value(self, key: str) -> str | None:
         row = self._connect().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return str(row[0]) if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Record ``meta[key]`` (bookkeeping: the index files are not made stale by it)."""
+        with self.transaction(reindex=False) as connection:
+            connection.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def article_texts(self) -> Iterator[tuple[int, str]]:
         """Every article's id and stored text, in id order."""
@@ -284,9 +291,7 @@ class Store(Database):
         rows = self._connect().execute(f"SELECT * FROM passages WHERE id IN ({marks})", list(ids))
         return {row["id"]: _passage(row) for row in rows}
 
-    def _rows_where_in(
-        self, sql: str, column: str, values: Sequence[object], order_by: str = "id"
-    ) -> list[sqlite3.Row]:
+    def _rows_where_in(self, sql: str, column: str, values: Sequence[object], order_by: str = "id") -> list[Row]:
         """``sql WHERE column IN (values) ORDER BY order_by``; nothing for no values."""
         if not values:
             return []
@@ -328,6 +333,17 @@ class Store(Database):
             vectors = np.frombuffer(b"".join(row["vector"] for row in rows), dtype=np.float16).reshape(len(rows), -1)
             yield ids, vectors.astype(np.float32)
             last = int(ids[-1])
+
+    def sentence_vectors(self, ids: Sequence[int]) -> np.ndarray:
+        """The stored vectors of these sentences, one row per id in the order given."""
+        rows = {
+            int(row["id"]): row["vector"] for row in self._rows_where_in("SELECT id, vector FROM sentences", "id", ids)
+        }
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise KeyError(f"sentences {missing[:10]} are not in the store")
+        data = b"".join(bytes(rows[i]) for i in ids)
+        return np.frombuffer(data, dtype=np.float16).reshape(len(ids), -1).astype(np.float32)
 
     def iter_passage_texts(self) -> Iterator[tuple[int, str]]:
         for row in self._connect().execute("SELECT id, text FROM passages ORDER BY id"):
@@ -476,7 +492,7 @@ class _FreshIds:
     look current by its ids. The highest id ever given is kept in ``meta`` instead.
     """
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.last: dict[str, int] = {}
 
@@ -494,7 +510,7 @@ class _FreshIds:
         )
 
 
-def _article(row: sqlite3.Row) -> Article:
+def _article(row: Row) -> Article:
     keys = row.keys()
     return Article(
         id=row["id"],
@@ -509,7 +525,7 @@ def _article(row: sqlite3.Row) -> Article:
     )
 
 
-def _passage(row: sqlite3.Row) -> Passage:
+def _passage(row: Row) -> Passage:
     return Passage(
         row["id"],
         row["article_id"],
@@ -521,13 +537,13 @@ def _passage(row: sqlite3.Row) -> Passage:
     )
 
 
-def _sentence(row: sqlite3.Row) -> Sentence:
+def _sentence(row: Row) -> Sentence:
     return Sentence(
         row["id"], row["article_id"], row["passage_id"], row["paragraph"], row["start"], row["end"], row["text"]
     )
 
 
-def _quote(row: sqlite3.Row) -> Quote:
+def _quote(row: Row) -> Quote:
     return Quote(
         row["id"],
         row["article_id"],

@@ -16,9 +16,11 @@ import pytest
 pytest.register_assert_rewrite("tests.platform_helpers")
 
 from bot.service import Service  # noqa: E402
+from retrieval.backend import Backend  # noqa: E402
 from retrieval.embedder import Embedder  # noqa: E402
 from retrieval.library import Library  # noqa: E402
 from tests.feed_server import FeedServer, running_server  # noqa: E402
+from tests.postgres_server import postgres_server, postgres_url  # noqa: E402, F401
 
 if TYPE_CHECKING:
     from tests.discord_fake import DiscordFake
@@ -49,10 +51,29 @@ def bbc_library(directory: Path, embedder: Embedder, names: list[str]) -> Iterat
         library.close()
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    # A module (or test) marked ``@pytest.mark.backends("embedded", "cluster")`` runs its library
+    # tests over each backend named; every other test runs over the embedded one.
+    if "library_backend" in metafunc.fixturenames:
+        marker = metafunc.definition.get_closest_marker("backends")
+        metafunc.parametrize("library_backend", list(marker.args) if marker else ["embedded"], indirect=True)
+
+
 @pytest.fixture
-def library(tmp_path: Path, embedder: Embedder) -> Iterator[Library]:
-    """A fresh, empty library in a temporary data directory."""
-    opened = Library.open(tmp_path / "data", embedder)
+def library_backend(request: pytest.FixtureRequest) -> Backend:
+    """Where the test's library lives: the data directory (``embedded``), or a fresh PostgreSQL
+    database of the test server and an in-memory Qdrant (``cluster``)."""
+    if request.param == "embedded":
+        return Backend()
+    assert request.param == "cluster", request.param
+    database_url = request.getfixturevalue("postgres_url")
+    return Backend("cluster", database_url=database_url, qdrant_location=":memory:")
+
+
+@pytest.fixture
+def library(tmp_path: Path, embedder: Embedder, library_backend: Backend) -> Iterator[Library]:
+    """A fresh, empty library in a temporary data directory (or on the cluster backend)."""
+    opened = Library.open(tmp_path / "data", embedder, library_backend)
     yield opened
     opened.close()
 
@@ -61,32 +82,40 @@ def library(tmp_path: Path, embedder: Embedder) -> Iterator[Library]:
 def seed_data_dir(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
     """A data directory with the seed article ingested, built once; copy it before changing it."""
     directory = tmp_path_factory.mktemp("seed") / "data"
-    built = Library.open(directory, embedder)
+    built = Library.open(directory, embedder, Backend())
     built.ingest([SEEDS])
     built.close()
     return directory
 
 
 @pytest.fixture
-def seed_library(seed_data_dir: Path, tmp_path: Path, embedder: Embedder) -> Iterator[Library]:
-    """A library over the seed article, in its own copy of the data directory."""
+def seed_library(
+    seed_data_dir: Path, tmp_path: Path, embedder: Embedder, library_backend: Backend
+) -> Iterator[Library]:
+    """A library over the seed article, in its own copy of the data directory; on the cluster
+    backend, the seed ingested into the test's own database."""
     copy = tmp_path / "seeded"
-    shutil.copytree(seed_data_dir, copy)
-    opened = Library.open(copy, embedder)
+    if library_backend.is_cluster:
+        opened = Library.open(copy, embedder, library_backend)
+        opened.ingest([SEEDS])
+    else:
+        shutil.copytree(seed_data_dir, copy)
+        opened = Library.open(copy, embedder, library_backend)
     yield opened
     opened.close()
 
 
 @pytest.fixture
-def seed_service(seed_library: Library) -> Iterator[Service]:
+def seed_service(seed_library: Library, library_backend: Backend) -> Iterator[Service]:
     """The platform-neutral service over the seed article (what adapters talk to)."""
     from bot.app import add_features
     from bot.limits import LimitSettings
-    from bot.state import STATE_FILE, BotState
+    from bot.state import BotState, state_location
 
     # Generous limits: tests ask many questions quickly; tests of the limits build their own.
     limits = LimitSettings(user_burst=10_000, channel_burst=10_000)
-    service = add_features(Service(seed_library, BotState(seed_library.data_dir / STATE_FILE), limits))
+    state = BotState(state_location(seed_library.data_dir, library_backend))
+    service = add_features(Service(seed_library, state, limits))
     yield service
     service.state.close()
 

@@ -5,6 +5,11 @@ are recorded (method, path, JSON body) for tests to assert on; the gateway says 
 heartbeats, answers IDENTIFY with READY and GUILD_CREATE, and lets a test push any dispatch event
 (MESSAGE_CREATE, INTERACTION_CREATE). Responses are JSON with the exact Content-Type
 ``application/json``, since discord.py parses nothing else.
+
+The gateway is shard-aware, as Discord's is: a connection that identifies with ``shard: [id,
+count]`` gets READY for that shard, GUILD_CREATE only for its guilds (``(guild_id >> 22) % count ==
+id``), and only its guilds' events; DMs go to shard 0. A connection without ``shard`` is shard 0 of
+1 and gets everything, so an unsharded client sees the fake as before.
 """
 
 from __future__ import annotations
@@ -72,6 +77,10 @@ class DiscordFake:
     heartbeat_interval_ms: int = 41250
     # Guild text channels: the first is CHANNEL_ID; load tests add more.
     channels: list[int] = field(default_factory=lambda: [CHANNEL_ID])
+    # Guilds besides GUILD_ID, each with its text channels (shard tests put guilds on every shard).
+    other_guilds: dict[int, list[int]] = field(default_factory=dict)
+    # Each dispatch as delivered: (event, the payload's "id", (shard id, shard count) of the socket).
+    deliveries: list[tuple[str, str, tuple[int, int]]] = field(default_factory=list)
     # Faults, each used once: (fragment of "METHOD /path", HTTP status) answered instead of the
     # route (429 comes with Retry-After), and fragments whose request drops every gateway socket.
     fail_next: list[tuple[str, int]] = field(default_factory=list)
@@ -83,6 +92,9 @@ class DiscordFake:
         self._ids = itertools.count(1_200_000_000_000_000_000)
         self._lock = threading.Lock()
         self._sockets: list[web.WebSocketResponse] = []
+        # (shard id, shard count) of each identified socket, and of each session for a RESUME.
+        self._shards: dict[web.WebSocketResponse, tuple[int, int]] = {}
+        self._session_shards: dict[str, tuple[int, int]] = {}
         self._seq = itertools.count(1)
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="discord-fake", daemon=True)
@@ -122,10 +134,30 @@ class DiscordFake:
     def next_id(self) -> int:
         return next(self._ids)
 
+    # -- guilds and shards -------------------------------------------------------------
+
+    def guild_ids(self) -> list[int]:
+        return [GUILD_ID, *self.other_guilds]
+
+    def guild_of(self, channel_id: int) -> int:
+        """The guild a channel is in (GUILD_ID for any channel not in another guild)."""
+        return next((g for g, channels in self.other_guilds.items() if channel_id in channels), GUILD_ID)
+
+    @staticmethod
+    def shard_of(guild_id: int, shard_count: int) -> int:
+        """Discord's rule for which shard receives a guild's events."""
+        return (guild_id >> 22) % shard_count
+
+    def _receives(self, socket: web.WebSocketResponse, data: dict[str, Any]) -> bool:
+        shard, count = self._shards.get(socket, (0, 1))
+        guild = data.get("guild_id")
+        # Events outside any guild (DMs) go to shard 0 only.
+        return shard == (self.shard_of(int(guild), count) if guild else 0)
+
     # -- what tests use ----------------------------------------------------------------
 
     def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a gateway dispatch event to every connected client."""
+        """Send a gateway dispatch event to every connected client whose shard owns its guild."""
         asyncio.run_coroutine_threadsafe(self._dispatch(event, data), self.loop).result(5)
 
     def wait_for(self, predicate: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
@@ -164,7 +196,7 @@ class DiscordFake:
         return {
             "id": str(channel_id),
             "type": 0,
-            "guild_id": str(GUILD_ID),
+            "guild_id": str(self.guild_of(channel_id)),
             "name": "news",
             "position": 0,
             "permission_overwrites": [],
@@ -189,8 +221,20 @@ class DiscordFake:
         }
 
     def guild_payload(self) -> dict[str, Any]:
+        """GUILD_ID's GUILD_CREATE: its channels and Byline's thread."""
+        return self._guild(
+            GUILD_ID, "Newsroom", [self.channel_payload(c) for c in self.channels], [self.thread_payload()]
+        )
+
+    def other_guild_payload(self, guild_id: int) -> dict[str, Any]:
+        channels = [{**self.channel_payload(c), "name": f"news-{i}"} for i, c in enumerate(self.other_guilds[guild_id])]
+        return self._guild(guild_id, f"Guild {guild_id}", channels, [])
+
+    def _guild(
+        self, guild_id: int, name: str, channels: list[dict[str, Any]], threads: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         everyone = {
-            "id": str(GUILD_ID),
+            "id": str(guild_id),
             "name": "@everyone",
             "permissions": str(1024 | 2048 | 65536),
             "position": 0,
@@ -200,15 +244,15 @@ class DiscordFake:
             "mentionable": False,
             "flags": 0,
         }
-        moderators = {**everyone, "id": str(GUILD_ID + 1), "name": "mods", "permissions": str(1 << 4), "position": 1}
+        moderators = {**everyone, "id": str(guild_id + 1), "name": "mods", "permissions": str(1 << 4), "position": 1}
         return {
-            "id": str(GUILD_ID),
-            "name": "Newsroom",
+            "id": str(guild_id),
+            "name": name,
             "icon": None,
-            "owner_id": str(GUILD_ID + 99),
+            "owner_id": str(guild_id + 99),
             "roles": [everyone, moderators],
-            "channels": [self.channel_payload(c) for c in self.channels],
-            "threads": [self.thread_payload()],
+            "channels": channels,
+            "threads": threads,
             "members": [],
             "member_count": 3,
             "large": False,
@@ -271,7 +315,7 @@ class DiscordFake:
             "components": [],
         }
         if guild:
-            data["guild_id"] = str(GUILD_ID)
+            data["guild_id"] = str(self.guild_of(channel_id))
             data["member"] = {k: v for k, v in self.member_payload(author, roles).items() if k != "user"}
         if reference:
             data["message_reference"] = {
@@ -290,17 +334,19 @@ class DiscordFake:
         permissions: int = 1024 | 2048,
         message: dict[str, Any] | None = None,
         user: dict[str, Any] | None = None,
+        channel_id: int = CHANNEL_ID,
     ) -> dict[str, Any]:
-        """An INTERACTION_CREATE payload in the test guild's channel (kind 2: command, 3: button)."""
+        """An INTERACTION_CREATE payload in a guild channel (kind 2: command, 3: button)."""
+        guild_id = self.guild_of(channel_id)
         payload: dict[str, Any] = {
             "id": str(self.next_id()),
             "application_id": str(APP_ID),
             "type": kind,
             "token": f"itoken-{self.next_id()}",
             "version": 1,
-            "guild_id": str(GUILD_ID),
-            "channel_id": str(CHANNEL_ID),
-            "channel": self.channel_payload(),
+            "guild_id": str(guild_id),
+            "channel_id": str(channel_id),
+            "channel": self.channel_payload(channel_id),
             "member": {**self.member_payload(user), "permissions": str(permissions)},
             "data": data,
             "locale": "en-US",
@@ -308,7 +354,7 @@ class DiscordFake:
             "attachment_size_limit": 8 << 20,
             "app_permissions": str(1024 | 2048 | 16384),
             "entitlements": [],
-            "authorizing_integration_owners": {"0": str(GUILD_ID)},
+            "authorizing_integration_owners": {"0": str(guild_id)},
             "context": 0,
         }
         if message is not None:
@@ -320,7 +366,7 @@ class DiscordFake:
     ) -> dict[str, Any]:
         data: dict[str, Any] = {"id": str(self.next_id()), "name": name, "type": 1, "options": options or []}
         if guild:
-            data["guild_id"] = str(GUILD_ID)
+            data["guild_id"] = str(self.guild_of(kwargs.get("channel_id", CHANNEL_ID)))
         return self.interaction_payload(2, data, **kwargs)
 
     def button_message(self, *custom_ids: str) -> dict[str, Any]:
@@ -458,6 +504,10 @@ class DiscordFake:
         parts = path.strip("/").split("/")
         if path == "/users/@me":
             return self._json(BOT_USER)
+        if path == "/gateway/bot":
+            # What AutoShardedClient asks when it is given no shard count.
+            limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
+            return self._json({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
         if path == "/oauth2/applications/@me":
             return self._json(
                 {
@@ -497,7 +547,8 @@ class DiscordFake:
             if parts[2] == "typing":
                 return web.Response(status=204)
             if parts[2] == "messages" and method == "POST":
-                in_guild = {"guild_id": str(GUILD_ID)} if channel in self.channels else {}
+                known = channel in self.channels or self.guild_of(channel) != GUILD_ID
+                in_guild = {"guild_id": str(self.guild_of(channel))} if known else {}
                 return self._json(self._bot_message(parts[1], body, **in_guild))
             if parts[2] == "messages" and method == "GET" and len(parts) == 4:
                 found = self.messages.get(int(parts[3]))
@@ -540,7 +591,8 @@ class DiscordFake:
 
     async def _dispatch(self, event: str, data: dict[str, Any]) -> None:
         for socket in list(self._sockets):
-            if not socket.closed:
+            if not socket.closed and self._receives(socket, data):
+                self.deliveries.append((event, str(data.get("id", "")), self._shards.get(socket, (0, 1))))
                 await self._send(socket, 0, data, event)
 
     async def _gateway(self, request: web.Request) -> web.StreamResponse:
@@ -557,6 +609,7 @@ class DiscordFake:
             elif message["op"] == 6:
                 # RESUME after a drop: replay nothing (nothing was missed here), say RESUMED.
                 self.resumes += 1
+                self._shards[socket] = self._session_shards.get(message["d"].get("session_id", ""), (0, 1))
                 await self._send(socket, 0, {}, "RESUMED")
                 self._sockets.append(socket)
             elif message["op"] == 2:
@@ -565,21 +618,34 @@ class DiscordFake:
                     break
                 self.identifies += 1
                 self.identify_payloads.append(message["d"])
-                ready = {
-                    "v": 10,
-                    "user": BOT_USER,
-                    "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
-                    "session_id": f"session-{self.identifies}",
-                    "resume_gateway_url": self.gateway_url,
-                    "application": {"id": str(APP_ID), "flags": 1 << 19},
-                    "private_channels": [],
-                }
-                await self._send(socket, 0, ready, "READY")
-                await self._send(socket, 0, self.guild_payload(), "GUILD_CREATE")
-                self._sockets.append(socket)
+                await self._identified(socket, message["d"])
         if socket in self._sockets:
             self._sockets.remove(socket)
+        self._shards.pop(socket, None)
         return socket
+
+    async def _identified(self, socket: web.WebSocketResponse, identify: dict[str, Any]) -> None:
+        """READY for the shard the client named (if any), then GUILD_CREATE for that shard's guilds."""
+        shard, count = identify.get("shard") or (0, 1)
+        session = f"session-{self.identifies}"
+        self._shards[socket] = self._session_shards[session] = (shard, count)
+        guilds = [g for g in self.guild_ids() if self.shard_of(g, count) == shard]
+        ready: dict[str, Any] = {
+            "v": 10,
+            "user": BOT_USER,
+            "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
+            "session_id": session,
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(APP_ID), "flags": 1 << 19},
+            "private_channels": [],
+        }
+        if "shard" in identify:
+            ready["shard"] = [shard, count]  # Discord echoes it only to a client that sent it
+        await self._send(socket, 0, ready, "READY")
+        for guild in guilds:
+            payload = self.guild_payload() if guild == GUILD_ID else self.other_guild_payload(guild)
+            await self._send(socket, 0, payload, "GUILD_CREATE")
+        self._sockets.append(socket)
 
 
 @contextmanager

@@ -115,7 +115,7 @@ def _festival_file(tmp_path: Path, text: str = NEW_FESTIVAL) -> Path:
 
 def _assert_indexes_match_store(library: Library) -> None:
     assert np.array_equal(library.dense.ids(), library.store.sentence_ids()), "stale or missing vectors"
-    assert sorted(library.sparse._lengths) == library.store.passage_ids().tolist(), "stale or missing passages"
+    assert np.array_equal(library.sparse.ids(), library.store.passage_ids()), "stale or missing passages"
 
 
 def _assert_new_words_answered(library: Library) -> None:

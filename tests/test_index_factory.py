@@ -1,6 +1,6 @@
-"""The vector backend is chosen by BYLINE_VECTOR_BACKEND, by the one rule in ``index_factory``;
-a wrong name, a missing extra, a server that is not there or a folder already open each stop
-with a message that says what to do."""
+"""The vector backend is chosen by BYLINE_VECTOR_BACKEND and the keyword backend by
+BYLINE_KEYWORD_BACKEND, by the one rule in ``index_factory``; a wrong name, a missing extra, a
+server that is not there or a folder already open each stop with a message that says what to do."""
 
 from __future__ import annotations
 
@@ -14,7 +14,16 @@ import pytest
 from retrieval.dense import DenseIndex
 from retrieval.embedder import DIMENSION
 from retrieval.errors import BylineError
-from retrieval.index_factory import QDRANT_FOLDER, UnknownBackend, open_vector_index, vector_backend_name
+from retrieval.index_factory import (
+    QDRANT_FOLDER,
+    QDRANT_KEYWORD_FOLDER,
+    UnknownBackend,
+    keyword_backend_name,
+    open_keyword_index,
+    open_vector_index,
+    vector_backend_name,
+)
+from retrieval.sparse import SparseIndex
 
 needs_qdrant = pytest.mark.skipif(
     importlib.util.find_spec("qdrant_client") is None,
@@ -99,3 +108,80 @@ def test_a_collection_of_other_vectors_is_refused(tmp_path: Path) -> None:
     assert "holds other vectors than Byline's" in str(raised.value)
     # The refusal let go of the folder: another client can open it (to delete that collection).
     QdrantClient(path=str(tmp_path / "q")).close()
+
+
+def _unused_url() -> str:
+    with socket.socket() as probe:  # a port on 127.0.0.1 that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("value", [None, "", "  ", "bm25", "BM25"])
+def test_bm25_is_the_default_keyword_backend_and_its_own_name(tmp_path: Path, value: str | None) -> None:
+    environ = {} if value is None else {"BYLINE_KEYWORD_BACKEND": value}
+    assert keyword_backend_name(environ) == "bm25"
+    index = open_keyword_index(tmp_path, environ)
+    assert isinstance(index, SparseIndex) and index.count() == 0
+    assert not (tmp_path / QDRANT_KEYWORD_FOLDER).exists()
+
+
+def test_the_keyword_backend_is_chosen_apart_from_the_vector_backend(tmp_path: Path) -> None:
+    environ = {"BYLINE_VECTOR_BACKEND": "qdrant"}
+    assert keyword_backend_name(environ) == "bm25"
+    assert vector_backend_name({"BYLINE_KEYWORD_BACKEND": "qdrant"}) == "faiss"
+
+
+def test_an_unknown_keyword_backend_names_the_ones_there_are(tmp_path: Path) -> None:
+    with pytest.raises(UnknownBackend) as raised:
+        open_keyword_index(tmp_path, {"BYLINE_KEYWORD_BACKEND": "elastic"})
+    message = str(raised.value)
+    assert "BYLINE_KEYWORD_BACKEND='elastic'" in message and "bm25, qdrant" in message
+    assert isinstance(raised.value, BylineError)
+
+
+@needs_qdrant
+def test_qdrant_keywords_without_a_url_are_local_mode_beside_the_vectors(tmp_path: Path) -> None:
+    from retrieval.qdrant_index import QdrantIndex
+    from retrieval.qdrant_keywords import QdrantKeywordIndex
+
+    environ = {"BYLINE_VECTOR_BACKEND": "qdrant", "BYLINE_KEYWORD_BACKEND": "qdrant"}
+    vectors = open_vector_index(tmp_path, environ)
+    keywords = open_keyword_index(tmp_path, environ)  # its own folder: the vectors' one is locked
+    assert isinstance(vectors, QdrantIndex) and isinstance(keywords, QdrantKeywordIndex)
+    try:
+        keywords.add(7, ["mourinho", "referee"])
+        assert [doc_id for doc_id, _ in keywords.search(["referee"], 3)] == [7]
+        assert keywords.sorted_terms() == ["mourinho", "referee"]
+    finally:
+        keywords.close()
+        vectors.close()
+    assert (tmp_path / QDRANT_KEYWORD_FOLDER).is_dir() and (tmp_path / QDRANT_FOLDER).is_dir()
+
+
+@needs_qdrant
+def test_a_local_keyword_folder_open_elsewhere_says_to_use_a_server(tmp_path: Path) -> None:
+    from retrieval.qdrant_index import QdrantUnavailable
+    from retrieval.qdrant_keywords import QdrantKeywordIndex
+
+    first = QdrantKeywordIndex.open(path=tmp_path / QDRANT_KEYWORD_FOLDER)
+    try:
+        with pytest.raises(QdrantUnavailable) as raised:
+            open_keyword_index(tmp_path, {"BYLINE_KEYWORD_BACKEND": "qdrant"})
+        assert "BYLINE_QDRANT_URL" in str(raised.value) and str(tmp_path / QDRANT_KEYWORD_FOLDER) in str(raised.value)
+    finally:
+        first.close()
+
+
+@needs_qdrant
+@pytest.mark.filterwarnings("ignore:Api key is used with an insecure connection")
+def test_a_keyword_qdrant_server_that_is_not_there_is_named_in_the_error(tmp_path: Path) -> None:
+    from retrieval.qdrant_index import QdrantUnavailable
+
+    url = _unused_url()
+    environ = {"BYLINE_KEYWORD_BACKEND": "qdrant", "BYLINE_QDRANT_URL": url, "BYLINE_QDRANT_API_KEY": "s3cret-key"}
+    with pytest.raises(QdrantUnavailable) as raised:
+        open_keyword_index(tmp_path, environ)
+    message = str(raised.value)
+    assert url in message and "start the server, or correct BYLINE_QDRANT_URL" in message
+    assert "s3cret-key" not in message, "the API key never appears in a message"
+    assert not (tmp_path / QDRANT_KEYWORD_FOLDER).exists(), "a URL is used instead of local mode, not as well"

@@ -1,8 +1,9 @@
 """The keyword-index port's contract (``retrieval.ports.KeywordIndex``), run against every backend.
 
-Each test is parametrised by backend, as in ``test_vector_index_contract.py``. Today there is
-one, the own BM25 (``sparse.SparseIndex``); a new backend (Qdrant's sparse vectors with the IDF
-modifier, say) adds one entry to ``BACKENDS`` and must pass the same tests. The scores are
+Each test is parametrised by backend, as in ``test_vector_index_contract.py``: the own BM25
+(``sparse.SparseIndex``) and Qdrant's sparse vectors with the IDF modifier
+(``qdrant_keywords.QdrantKeywordIndex``, through qdrant-client's local mode); a new backend adds
+one entry to ``BACKENDS`` and must pass the same tests. The scores are
 checked against Okapi BM25 computed here from its definition (k1 = 1.2, b = 0.75, and
 idf = ln(1 + (N - n + 0.5) / (n + 0.5)), the form Lucene and Qdrant use), so a backend cannot
 drift from the numbers the ranking's weights were tuned on.
@@ -10,6 +11,7 @@ drift from the numbers the ranking's weights were tuned on.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -28,20 +30,48 @@ def _bm25_round_trip(index: KeywordIndex) -> KeywordIndex:
     return SparseIndex.from_bytes(index.to_bytes())
 
 
+def _qdrant_in_memory() -> KeywordIndex:
+    from retrieval.qdrant_keywords import QdrantKeywordIndex
+
+    return QdrantKeywordIndex.in_memory()
+
+
+def _qdrant_new_client_view(index: KeywordIndex) -> KeywordIndex:
+    # Everything lives in Qdrant, nothing in the object: a new object over the same client is
+    # what another process sees of a shared server (folder persistence: test_qdrant_keywords.py).
+    from retrieval.qdrant_keywords import QdrantKeywordIndex
+
+    assert isinstance(index, QdrantKeywordIndex)
+    return QdrantKeywordIndex(index.client, where=index.where)
+
+
+HAS_QDRANT = importlib.util.find_spec("qdrant_client") is not None
+NO_QDRANT = (
+    "qdrant-client is not installed, so the Qdrant backend is not tested: install the test extra, "
+    "which includes it (pip install -e '.[test]'), or the cluster extra"
+)
+
 # name -> (a new empty index, the same index as a new process reads it back)
 BACKENDS: dict[str, tuple[Callable[[], KeywordIndex], Callable[[KeywordIndex], KeywordIndex]]] = {
     "bm25": (SparseIndex, _bm25_round_trip),
+    "qdrant": (_qdrant_in_memory, _qdrant_new_client_view),
 }
 
 
-@pytest.fixture(params=sorted(BACKENDS))
-def backend(request: pytest.FixtureRequest) -> str:
+@pytest.fixture(
+    params=[
+        pytest.param(name, marks=pytest.mark.skipif(not HAS_QDRANT, reason=NO_QDRANT)) if name == "qdrant" else name
+        for name in sorted(BACKENDS)
+    ]
+)
+def keyword_backend(request: pytest.FixtureRequest) -> str:
+    # Not named ``backend``: conftest.py parametrises that name (the library's storage backend).
     return str(request.param)
 
 
 @pytest.fixture
-def index(backend: str) -> KeywordIndex:
-    return BACKENDS[backend][0]()
+def index(keyword_backend: str) -> KeywordIndex:
+    return BACKENDS[keyword_backend][0]()
 
 
 # Passage ids as the store hands them out, with search tokens as text.search_tokens gives them.
@@ -181,8 +211,8 @@ def test_many_random_passages_rank_like_bm25(index: KeywordIndex) -> None:
         assert_ranked_like_bm25(index.search(query, 10), bm25(passages, query), 10)
 
 
-def test_contents_survive_a_save_and_reopen(backend: str) -> None:
-    make, reopen = BACKENDS[backend]
+def test_contents_survive_a_save_and_reopen(keyword_backend: str) -> None:
+    make, reopen = BACKENDS[keyword_backend]
     index = make()
     fill(index)
     index.remove(21, PASSAGES[21])

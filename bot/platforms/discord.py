@@ -35,10 +35,11 @@ class DiscordPlatform(PlatformBase):
         return settings.discord_enabled
 
     def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
-        from ..discord_app import BylineClient, configure_endpoints, run_client
+        from ..discord_app import configure_endpoints, make_client, run_client
 
+        # A bad shard pair (BYLINE_DISCORD_SHARD_IDS/_COUNT) is refused here, before any thread starts.
+        client = make_client(service, settings)
         configure_endpoints(settings)
-        client = BylineClient(service, settings)
         self.client = client
         # run_client closes the client once ``stop`` is set; a bad token raises DiscordStartError.
         token = settings.discord_token

@@ -33,10 +33,14 @@ class SlackPlatform(PlatformBase):
         return settings.slack_enabled
 
     def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
+        from ..shared_state import shared_dedupe
         from ..slack_app import SlackAdapter, check_settings
 
         check_settings(settings)
-        adapter = SlackAdapter(service, settings)  # auth.test: a bad token is one line here
+        # Event ids shared by every worker when BYLINE_REDIS_URL is set: a retry that reaches
+        # another worker is still answered once.
+        seen_events = shared_dedupe(settings)
+        adapter = SlackAdapter(service, settings, seen_events=seen_events)  # auth.test: a bad token is one line here
         try:
             if settings.slack_mode == "http":
                 self._disconnect = adapter.start_http(settings.http_host, settings.http_port).shutdown

@@ -1,0 +1,53 @@
+"""The state that many ``byline serve`` workers must share to act as one bot: which Slack events
+were handled, and how fast each user and channel may ask.
+
+With ``BYLINE_REDIS_URL`` set, both live in that Redis (``RedisEventDedupe``, ``RedisRateLimiter``);
+without it, in this process (``RecentIds``, ``RateLimiter``), as one worker needs. A Redis that is
+unreachable when a worker starts stops it with ``SharedStateUnavailable``: starting up alone would
+quietly double what users may ask and answer redeliveries twice. Once running, a worker rides out
+an outage on its in-process state (see each class).
+"""
+
+from __future__ import annotations
+
+import redis
+
+from retrieval.errors import BylineError
+
+from .config import Settings
+from .event_dedupe import EventDedupe, RecentIds, RedisEventDedupe
+from .limits import Limiter, RateLimiter
+from .redis_client import describe, redis_client
+from .redis_limits import RedisRateLimiter
+
+
+class SharedStateUnavailable(BylineError):
+    """BYLINE_REDIS_URL is set, but no Redis answers there."""
+
+
+def connect(url: str) -> redis.Redis:
+    """A client for ``url`` that has answered a PING; ``SharedStateUnavailable`` otherwise."""
+    client = redis_client(url)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        client.close()
+        raise SharedStateUnavailable(
+            f"Cannot reach Redis at {describe(url)} ({type(error).__name__}): start it, or fix BYLINE_REDIS_URL "
+            "(unset it to run one worker without Redis)."
+        ) from None
+    return client
+
+
+def shared_dedupe(settings: Settings) -> EventDedupe:
+    """Slack event ids seen: in Redis when ``settings.redis_url`` is set, else in this process."""
+    if not settings.redis_url:
+        return RecentIds()
+    return RedisEventDedupe(connect(settings.redis_url))
+
+
+def shared_limiter(settings: Settings) -> Limiter:
+    """Rate-limit buckets: in Redis when ``settings.redis_url`` is set, else in this process."""
+    if not settings.redis_url:
+        return RateLimiter(settings.limits)
+    return RedisRateLimiter(connect(settings.redis_url), settings.limits)

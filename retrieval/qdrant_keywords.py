@@ -1,0 +1,365 @@
+"""Passage keywords in Qdrant: the ``ports.KeywordIndex`` port over Qdrant's sparse vectors.
+
+Why a second BM25: ``sparse.SparseIndex`` lives in one process's memory, and a cluster of
+workers needs one index they all read. Qdrant scores sparse vectors by dot product and, with
+the IDF modifier, multiplies each query term by ``ln(1 + (N - n + 0.5) / (n + 0.5))`` computed
+server-side: the same IDF as ``sparse.py``. The rest of Okapi BM25 is put into the document
+vectors here: each term's value is the saturated term frequency
+``tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))``, with sparse.py's k1 and b.
+
+Two collections:
+
+- ``passages``: one point per passage (point id = passage id), the named sparse vector
+  ``bm25`` and a payload ``{length, terms, counts, average}``: its token count, its terms with
+  their frequencies, and the average its vector was encoded with. The terms are what a search
+  re-scores and a re-encoding re-derives vectors from, exactly and whatever the hashing did.
+- ``terms``: one point per term (id = a UUID of the term), payload ``{term, df}``, plus one
+  statistics point ``{passages, tokens, average, version}``. Qdrant keeps document frequencies
+  inside its sparse index but does not expose them, and ``max_idf`` and ``sorted_terms`` (the
+  term-rarity and spelling checks) need them; kept here, every process shares them.
+
+The average length is the one number that goes stale: it changes with every passage, and the
+stored vectors were encoded with the average of their day. So the collection keeps a reference
+average that every vector is encoded with, re-encodes every vector when the true average has
+drifted more than ``drift`` (10%) from it (which, for a steady stream of news, stops happening
+after the first few hundred passages), and a search re-scores Qdrant's best ``2k + 10``
+candidates with the exact BM25 of now (true average, exact IDF). Scores are then sparse.py's
+to float precision; what may differ is which passages make the candidate pool, and only for a
+passage whose approximate score was more than ~10% off (``bench/bench_keyword_agreement.py``
+measures it).
+
+Terms map to sparse indices by a 32-bit hash (blake2b) rather than a shared counter, so that
+processes need no coordination to index a new term. Two terms may share an index: the expected
+number of colliding pairs in a vocabulary of V terms is V^2 / 2^33 (about one at 90,000 terms).
+Colliding terms share Qdrant's postings and IDF, which can only change the candidate pool: the
+re-scoring reads each term's own frequency from the payload and its own df from ``terms``, so a
+passage that holds only the other term scores 0 and is dropped.
+
+Writes are read-modify-write on ``terms`` (Qdrant has no atomic increment): one writer at a
+time (Library holds its lock around every index call; a cluster runs one ingest writer), any
+number of readers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ApiException
+
+from .ports import IdSet
+from .qdrant_index import QdrantUnavailable
+
+PASSAGES = "passages"
+TERMS = "terms"
+VECTOR = "bm25"
+# Points per upsert request, as for sentence vectors.
+UPSERT_BATCH = 512
+SCROLL_PAGE = 2048
+# A fixed namespace, so that every process names a term's point the same way.
+_NAMESPACE = uuid.UUID("5d1f3a52-8c1e-4f5b-9d0e-6b7a1c2e3f40")
+_STATS_ID = str(uuid.uuid5(_NAMESPACE, "\0statistics"))
+
+
+def term_index(term: str) -> int:
+    """The term's sparse-vector index: 32 bits of its blake2b hash (stable across processes,
+    unlike ``hash``)."""
+    return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=4).digest(), "big")
+
+
+def _term_id(term: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, term))
+
+
+class QdrantKeywordIndex:
+    """Okapi BM25 (k1=1.2, b=0.75, sparse.py's) over passages in Qdrant sparse vectors."""
+
+    def __init__(
+        self,
+        client: QdrantClient,
+        *,
+        where: str = "Qdrant",
+        passages: str = PASSAGES,
+        terms: str = TERMS,
+        k1: float = 1.2,
+        b: float = 0.75,
+        drift: float = 0.1,
+        rescore: bool = True,
+    ) -> None:
+        self.client = client
+        self.where = where  # for messages: the folder or the server's URL
+        self.passages = passages
+        self.terms = terms
+        self.k1 = k1
+        self.b = b
+        # How far the true average length may move from the encoding one before every vector
+        # is re-encoded (math.inf: never, the first passages' average stays the estimate).
+        self.drift = drift
+        # False: Qdrant's own scores, unchecked (what the agreement benchmark compares).
+        self.rescore = rescore
+        self._vocabulary: tuple[int, list[str]] | None = None  # (stats version, terms)
+
+    @classmethod
+    def in_memory(cls, **options: Any) -> QdrantKeywordIndex:
+        """Local mode with nothing written anywhere: for tests and trying things out."""
+        index = cls(QdrantClient(":memory:"), where="an in-memory Qdrant", **options)
+        index._ensure_collections()
+        return index
+
+    @classmethod
+    def open(
+        cls,
+        *,
+        path: Path | None = None,
+        url: str | None = None,
+        api_key: str | None = None,
+        timeout: int = 10,
+        **options: Any,
+    ) -> QdrantKeywordIndex:
+        """Open local mode in the folder ``path``, or the server at ``url`` (exactly one), and
+        create the collections if missing. Raises ``QdrantUnavailable`` saying why."""
+        if (path is None) == (url is None):
+            raise ValueError("give exactly one of path= (local mode) or url= (a Qdrant server)")
+        if path is not None:
+            path.mkdir(parents=True, exist_ok=True)
+            where = f"the Qdrant folder {path}"
+            try:
+                client = QdrantClient(path=str(path), force_disable_check_same_thread=True)
+            except RuntimeError as error:  # the folder is locked by another client
+                raise QdrantUnavailable(
+                    f"Could not open {where}: {error} Stop the other process, or run a Qdrant server and set "
+                    "BYLINE_QDRANT_URL so that several processes can share it."
+                ) from None
+        else:
+            assert url is not None
+            where = f"the Qdrant server at {url}"
+            client = QdrantClient(url=url, api_key=api_key, timeout=timeout, check_compatibility=False)
+        index = cls(client, where=where, **options)
+        try:
+            index._ensure_collections()
+        except (ApiException, OSError) as error:
+            client.close()
+            raise QdrantUnavailable(
+                f"Could not reach {where} ({error}): start the server, or correct BYLINE_QDRANT_URL."
+            ) from None
+        except QdrantUnavailable:
+            client.close()
+            raise
+        return index
+
+    def _ensure_collections(self) -> None:
+        if not self.client.collection_exists(self.passages):
+            self.client.create_collection(
+                self.passages,
+                vectors_config={},
+                sparse_vectors_config={VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            )
+        else:
+            sparse = self.client.get_collection(self.passages).config.params.sparse_vectors or {}
+            params = sparse.get(VECTOR)
+            if params is None or params.modifier != models.Modifier.IDF:
+                raise QdrantUnavailable(
+                    f"The collection {self.passages!r} in {self.where} has no sparse vector {VECTOR!r} with the IDF "
+                    "modifier, so it is not Byline's keyword index: give Byline its own collection or delete that one."
+                )
+        if not self.client.collection_exists(self.terms):
+            self.client.create_collection(self.terms, vectors_config={})
+
+    def close(self) -> None:
+        self.client.close()
+
+    # Statistics -------------------------------------------------------------------------
+
+    def _records(self, terms: Iterable[str]) -> tuple[dict[str, Any], dict[str, int]]:
+        """The statistics point's payload and each term's df (0 when unknown), in one request."""
+        wanted = sorted(set(terms))
+        found = self.client.retrieve(self.terms, ids=[_STATS_ID, *map(_term_id, wanted)], with_payload=True)
+        by_id = {str(p.id): p.payload or {} for p in found}
+        stats = by_id.get(_STATS_ID) or {"passages": 0, "tokens": 0, "average": 0.0, "version": 0}
+        return stats, {t: int(by_id.get(_term_id(t), {}).get("df", 0)) for t in wanted}
+
+    def _idf(self, count: int, df: int) -> float:
+        return math.log(1 + (count - df + 0.5) / (df + 0.5)) if df else 0.0
+
+    def count(self) -> int:
+        return int(self.client.count(self.passages, exact=True).count)
+
+    def ids(self) -> np.ndarray:
+        """Every passage id held, sorted (to reconcile the collection with the store)."""
+        found = [int(point.id) for point in self._scroll(self.passages, payload=False)]
+        return np.sort(np.asarray(found, dtype=np.int64))
+
+    def max_idf(self, tokens: list[str]) -> dict[str, float]:
+        """How rare each query term is (0 for a term no passage has), by sparse.py's formula."""
+        stats, dfs = self._records(tokens)
+        count = max(1, int(stats["passages"]))
+        return {term: self._idf(count, df) for term, df in dfs.items()}
+
+    def sorted_terms(self) -> list[str]:
+        """Every indexed term in order; cached until the statistics' version changes (any
+        process's new or vanished term bumps it)."""
+        stats, _ = self._records([])
+        version = int(stats["version"])
+        if self._vocabulary is None or self._vocabulary[0] != version:
+            # The statistics point, also in ``terms``, has no "term".
+            terms = [(p.payload or {}).get("term") for p in self._scroll(self.terms, payload=["term"])]
+            self._vocabulary = (version, sorted(str(t) for t in terms if t))
+        return self._vocabulary[1]
+
+    # Writes -----------------------------------------------------------------------------
+
+    def _saturation(self, frequency: float, length: float, average: float) -> float:
+        return frequency * (self.k1 + 1) / (frequency + self.k1 * (1 - self.b + self.b * length / average))
+
+    def _point(self, doc_id: int, counts: dict[str, int], length: int, average: float) -> models.PointStruct:
+        values: dict[int, float] = {}
+        for term, frequency in counts.items():
+            # Colliding terms of one passage add up, as Qdrant would score the pair.
+            index = term_index(term)
+            values[index] = values.get(index, 0.0) + self._saturation(frequency, length, average)
+        vector = models.SparseVector(indices=list(values), values=list(values.values()))
+        terms = sorted(counts)
+        payload = {"length": length, "terms": terms, "counts": [counts[t] for t in terms], "average": average}
+        return models.PointStruct(id=doc_id, vector={VECTOR: vector}, payload=payload)
+
+    def add(self, doc_id: int, tokens: list[str]) -> None:
+        if self.client.retrieve(self.passages, ids=[doc_id], with_payload=False):
+            self.remove(doc_id, tokens)  # as sparse.py does; re-adding is not part of the contract
+        counts = Counter(tokens)
+        stats, dfs = self._records(counts)
+        passages, total = int(stats["passages"]) + 1, int(stats["tokens"]) + len(tokens)
+        average = float(stats["average"]) or max(1.0, float(len(tokens)))
+        true_average = max(1.0, total / passages)
+        reencode = abs(true_average / average - 1) > self.drift
+        if reencode:
+            average = true_average
+        self.client.upsert(self.passages, points=[self._point(doc_id, counts, len(tokens), average)], wait=True)
+        new_terms = [t for t in counts if not dfs[t]]
+        stats = {
+            "passages": passages,
+            "tokens": total,
+            "average": average,
+            "version": int(stats["version"]) + bool(new_terms),
+        }
+        records = [models.PointStruct(id=_STATS_ID, vector={}, payload=stats)]
+        records += [
+            models.PointStruct(id=_term_id(t), vector={}, payload={"term": t, "df": dfs[t] + 1}) for t in counts
+        ]
+        self._upsert(self.terms, records)
+        if reencode:
+            self._reencode(average)
+
+    def remove(self, doc_id: int, tokens: list[str]) -> None:
+        """Forget a passage; the terms whose df drops are the ones stored with it (what its add
+        counted), which are the ``tokens`` it was indexed with."""
+        found = self.client.retrieve(self.passages, ids=[doc_id], with_payload=["length", "terms"])
+        if not found:
+            return
+        payload = found[0].payload or {}
+        length, terms = int(payload.get("length", len(tokens))), list(payload.get("terms", set(tokens)))
+        self.client.delete(self.passages, points_selector=models.PointIdsList(points=[doc_id]), wait=True)
+        stats, dfs = self._records(terms)
+        gone = [t for t, df in dfs.items() if df <= 1]
+        kept = [
+            models.PointStruct(id=_term_id(t), vector={}, payload={"term": t, "df": df - 1})
+            for t, df in dfs.items()
+            if df > 1
+        ]
+        stats = {
+            **stats,
+            "passages": max(0, int(stats["passages"]) - 1),
+            "tokens": max(0, int(stats["tokens"]) - length),
+            "version": int(stats["version"]) + bool(gone),
+        }
+        self._upsert(self.terms, [models.PointStruct(id=_STATS_ID, vector={}, payload=stats), *kept])
+        if gone:
+            self.client.delete(self.terms, points_selector=models.PointIdsList(points=[_term_id(t) for t in gone]))
+
+    def _reencode(self, average: float) -> None:
+        """Encode every passage's vector with the new reference ``average``, from the terms it
+        stores. One left half-way (a crash) costs nothing in scores, which are re-computed from
+        the payloads; a vector encoded with an older average only ranks it less well as a
+        candidate, until the next re-encoding."""
+        batch: list[models.PointStruct] = []
+        for point in self._scroll(self.passages, payload=True):
+            payload = point.payload or {}
+            if payload.get("average") == average:
+                continue
+            counts = dict(zip(payload["terms"], payload["counts"], strict=True))
+            batch.append(self._point(int(point.id), counts, int(payload["length"]), average))
+            if len(batch) >= UPSERT_BATCH:
+                self._upsert(self.passages, batch)
+                batch = []
+        self._upsert(self.passages, batch)
+
+    def _upsert(self, collection: str, points: list[models.PointStruct]) -> None:
+        for first in range(0, len(points), UPSERT_BATCH):
+            self.client.upsert(collection, points=points[first : first + UPSERT_BATCH], wait=True)
+
+    def _scroll(self, collection: str, payload: bool | list[str]) -> Iterator[models.Record]:
+        """Every point of ``collection``, a page at a time (a re-encoding never holds them all)."""
+        offset: models.ExtendedPointId | None = None
+        while True:
+            points, offset = self.client.scroll(
+                collection, limit=SCROLL_PAGE, offset=offset, with_payload=payload, with_vectors=False
+            )
+            yield from points
+            if offset is None:
+                return
+
+    # Search -----------------------------------------------------------------------------
+
+    def search(self, tokens: list[str], k: int, within: IdSet | None = None) -> list[tuple[int, float]]:
+        """The ``k`` best passages for the query terms, best first; with ``within``, the ``k``
+        best of those passages, by a ``has_id`` filter Qdrant applies during its search (IDF and
+        lengths stay the whole library's)."""
+        terms = set(tokens)
+        if not terms or k <= 0 or (within is not None and not len(within)):
+            return []
+        stats, dfs = self._records(terms)
+        present = sorted(t for t, df in dfs.items() if df)
+        if not present or not stats["passages"]:
+            return []
+        # A repeated query term counts once, as in sparse.py; colliding terms share one index.
+        indices = sorted({term_index(term) for term in present})
+        query = models.SparseVector(indices=indices, values=[1.0] * len(indices))
+        wanted = None if within is None else within.form("qdrant-filter", partial(_has_ids, within))
+        # Qdrant's best 2k + 10 are re-scored: room for passages whose stored vectors, encoded
+        # with an average up to ``drift`` off, rank them a little too low.
+        points = self.client.query_points(
+            self.passages,
+            query=query,
+            using=VECTOR,
+            limit=2 * k + 10 if self.rescore else k,
+            query_filter=wanted,
+            with_payload=["length", "terms", "counts"] if self.rescore else False,
+        ).points
+        if not self.rescore:
+            return [(int(p.id), float(p.score)) for p in points]
+        count, average = int(stats["passages"]), max(1.0, int(stats["tokens"]) / int(stats["passages"]))
+        idf = {term: self._idf(count, dfs[term]) for term in present}
+        scored = [(int(p.id), self._exact(p.payload or {}, idf, average)) for p in points]
+        scored.sort(key=lambda hit: -hit[1])
+        return [hit for hit in scored[:k] if hit[1] > 0]
+
+    def _exact(self, payload: dict[str, Any], idf: dict[str, float], average: float) -> float:
+        """A passage's BM25 with the statistics of now, from the term frequencies it stores."""
+        length = float(payload["length"])
+        return sum(
+            idf[term] * self._saturation(frequency, length, average)
+            for term, frequency in zip(payload["terms"], payload["counts"], strict=True)
+            if term in idf
+        )
+
+
+def _has_ids(within: IdSet) -> models.Filter:
+    # The point ids are the passage ids, so the filter names them (built once per id set).
+    return models.Filter(must=[models.HasIdCondition(has_id=within.ids.tolist())])
