@@ -90,6 +90,7 @@ class Settings:
     qdrant_url: str = ""
     discord_shard_ids: tuple[int, ...] = ()
     discord_shard_count: int | None = None
+    leader_try_seconds: float = 5.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -141,6 +142,7 @@ class Settings:
             qdrant_url=env.qdrant_url,
             discord_shard_ids=tuple(int(part) for part in env.discord_shard_ids.split(",") if part),
             discord_shard_count=env.discord_shard_count,
+            leader_try_seconds=env.leader_try_seconds,
         )
 
     @property

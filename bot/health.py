@@ -43,6 +43,8 @@ class Health:
         self.model_warm = False
         self.library_open = False
         self.stopping = False
+        # Whether this worker runs feeds, digests and retention (bot/leader.py); set by serve.
+        self.leader = False
         self.questions = Counter("byline_questions", "Questions asked", ["platform"], registry=self.registry)
         self.answers = Counter("byline_answers", "Questions answered with cited spans", registry=self.registry)
         self.abstentions = Counter(
@@ -108,6 +110,7 @@ class Health:
                         "status": "ready" if self.ready else ("stopping" if self.stopping else "starting"),
                         "model_warm": self.model_warm,
                         "library_open": self.library_open,
+                        "leader": self.leader,
                     }
                 ).encode()
                 status = "200 OK" if self.ready else "503 Service Unavailable"

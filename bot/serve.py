@@ -130,22 +130,40 @@ def start_retention(service: Service, days: int, stop: threading.Event) -> threa
     return thread
 
 
-def _background(service: Service, settings: Settings, stop: threading.Event) -> list[threading.Thread]:
+def _background(service: Service, settings: Settings, stop: threading.Event, health: Health) -> list[threading.Thread]:
     threads = [start_catch_up(service.library, min(CATCH_UP_SECONDS, settings.feed_interval), stop)]
     # Feeds, digests and retention act on a clock: only the leader of the workers runs them.
     lock = leader_lock(settings.data_dir, service.state.engine)
-    threads.append(Leadership(lock, lambda jobs_stop: _singleton_jobs(service, settings, jobs_stop)).start(stop))
+    leadership = Leadership(
+        lock, lambda jobs_stop: _singleton_jobs(service, settings, jobs_stop, health), settings.leader_try_seconds
+    )
+    threads.append(leadership.start(stop))
     return threads
 
 
-def _singleton_jobs(service: Service, settings: Settings, stop: threading.Event) -> list[threading.Thread]:
+def _singleton_jobs(
+    service: Service, settings: Settings, stop: threading.Event, health: Health
+) -> list[threading.Thread]:
     """The jobs that must run in one process of all the workers (``leader.py``)."""
-    threads = [start_background(service, settings, stop)]
+    health.leader = True
+    threads = [_lowers_flag_when_set(stop, health), start_background(service, settings, stop)]
     if settings.retention_days > 0:
         threads.append(start_retention(service, settings.retention_days, stop))
     if service.scheduler is not None:
         threads.append(service.scheduler.start(stop))
     return threads
+
+
+def _lowers_flag_when_set(stop: threading.Event, health: Health) -> threading.Thread:
+    """/healthz says ``leader: false`` again as soon as this worker stops leading."""
+
+    def wait() -> None:
+        stop.wait()
+        health.leader = False
+
+    thread = threading.Thread(target=wait, name="byline-leader-flag", daemon=True)
+    thread.start()
+    return thread
 
 
 def _start_health(health: Health, settings: Settings, required: bool) -> Callable[[], None]:
@@ -243,7 +261,7 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
             stop_health = _start_health(health, settings, required=foreground is None)
             warm_up.start()
             _start_platforms(service, settings, platforms, stop, started)
-            threads += _background(service, settings, stop)
+            threads += _background(service, settings, stop, health)
             if foreground is not None:
                 started.append(foreground)
                 foreground.start(service, settings, stop)

@@ -31,6 +31,9 @@ SECRET_VARIABLES = frozenset(
         "SLACK_CLIENT_SECRET",
         "BYLINE_TOKEN_KEY",
         "DISCORD_TOKEN",
+        # They may hold a password.
+        "BYLINE_DATABASE_URL",
+        "BYLINE_REDIS_URL",
     }
 )
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -157,8 +160,17 @@ class EnvSettings(BaseSettings):
     # Discord split across processes: this process runs these shards of that many.
     discord_shard_ids: str = _setting("", "BYLINE_DISCORD_SHARD_IDS", "comma-separated shard numbers such as 0,1")
     discord_shard_count: int | None = _setting(None, "BYLINE_DISCORD_SHARD_COUNT", "a whole number of at least 1")
+    # How often a worker that is not the leader tries to become it (bot/leader.py).
+    leader_try_seconds: float = _setting(5.0, "BYLINE_LEADER_TRY_SECONDS", "a number of seconds above 0")
 
-    _SECONDS: ClassVar = ("fetch_timeout", "fetch_deadline", "feed_interval", "user_rate", "channel_rate")
+    _SECONDS: ClassVar = (
+        "fetch_timeout",
+        "fetch_deadline",
+        "feed_interval",
+        "user_rate",
+        "channel_rate",
+        "leader_try_seconds",
+    )
     _COUNTS: ClassVar = ("user_burst", "channel_burst", "workers", "queue_limit", "discord_shard_count")
 
     @classmethod

@@ -53,6 +53,13 @@ BAD_VALUES: list[tuple[str, str]] = [
     ("BYLINE_CHANNEL_BURST", "2.5"),
     ("BYLINE_WORKERS", "0.5"),
     ("BYLINE_QUEUE_LIMIT", "0"),
+    ("BYLINE_BACKEND", "mongodb"),
+    ("BYLINE_DATABASE_URL", "mysql://db/byline"),
+    ("BYLINE_QDRANT_URL", "qdrant.local:6333"),
+    ("BYLINE_REDIS_URL", "localhost:6379"),
+    ("BYLINE_DISCORD_SHARD_IDS", "0,one"),
+    ("BYLINE_DISCORD_SHARD_COUNT", "0"),
+    ("BYLINE_LEADER_TRY_SECONDS", "-5"),
 ]
 SECRETS = {"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLIENT_SECRET", "BYLINE_TOKEN_KEY"}
 SECRETS |= {"DISCORD_TOKEN"}
