@@ -72,6 +72,7 @@ class Database:
         self, location: Path | str, migrations: Sequence[str], named_rows: bool = True, name: str = ""
     ) -> None:
         self.engine: SqliteEngine | PostgresEngine
+        self.location = location  # what opens this database again (a restarted process)
         if is_database_url(location):
             self.engine = PostgresEngine(str(location), migrations, named_rows, name or type(self).__name__)
             self.path = Path()  # no file: ``where`` names the server

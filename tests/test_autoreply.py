@@ -126,7 +126,7 @@ def test_slack_question_channel_survives_a_restart_and_can_be_turned_off(
     slack: Bolt, seed_service: Service, tmp_path: Path
 ) -> None:
     slack.response(slack.command("/byline", "autoreply on", user="UADMIN", channel="CQ"))
-    reopened = BotState(seed_service.state.path)  # what a restarted process reads
+    reopened = BotState(seed_service.state.location)  # what a restarted process reads
     try:
         assert reopened.is_autoreply("slack", "CQ") and not reopened.is_autoreply("slack", "COTHER")
     finally:
@@ -316,3 +316,7 @@ def test_discord_status_reads_the_stored_mark(forum_fake: ForumFake, seed_servic
         assert "not a question channel" in autoreply(forum_fake, "status", channel=FORUM_ID)
     finally:
         bot.close()
+
+
+# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
+pytestmark = pytest.mark.backends("embedded", "cluster")

@@ -123,3 +123,7 @@ def test_bbc_steps_of_one_saga_and_others_are_separate_stories(tmp_path: Path, e
         assert [len(story.articles) for story in digest.stories] == [1] * 7
         assert "also in:" not in digest.text
         assert_verbatim_and_cited(library, digest)
+
+
+# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
+pytestmark = pytest.mark.backends("embedded", "cluster")

@@ -237,3 +237,7 @@ def test_uploads_are_ingested_for_admins_only(service: Service, tmp_path: Path) 
     assert "binary" in ingest_upload(service, "x.txt", b"\x00\x01" * 100, ADMIN).text
     assert ingest_upload(service, "x.pdf", b"%PDF", ADMIN).error
     consistent(service.library)
+
+
+# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
+pytestmark = pytest.mark.backends("embedded", "cluster")

@@ -55,7 +55,7 @@ def test_every_abstention_is_kept_with_its_channel_check_and_closest_passages(se
     assert [c["paragraph"] for c in gap.closest] == [hit.citation.paragraph for hit in reply.answer.closest][:3]
     assert gap.closest[0]["title"].startswith("Mourinho")
     # Kept in the state file: a fresh process sees it.
-    reopened = BotState(seed_service.state.path)
+    reopened = BotState(seed_service.state.location)
     try:
         assert [g.question for g in GapStore(reopened).since(week_ago())] == [OTHER]
     finally:
@@ -165,6 +165,7 @@ def run_cli(data_dir: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tupl
     return main(list(args)), ""
 
 
+@pytest.mark.backends("embedded")  # the CLI reads the data directory
 def test_byline_gaps_and_feedback_in_the_terminal(
     seed_service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -217,3 +218,7 @@ def test_byline_gaps_and_feedback_in_the_terminal(
 def test_an_empty_report_says_so(seed_service: Service) -> None:
     reply = seed_service.run_command("/gaps", Asker("slack", "UADMIN", "C1", is_admin=True))
     assert isinstance(reply, TextReply) and reply.text.startswith("Nothing unanswered since")
+
+
+# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
+pytestmark = pytest.mark.backends("embedded", "cluster")

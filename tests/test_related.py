@@ -321,3 +321,7 @@ def test_discord_related_click_under_a_private_answer_stays_private(
         assert notice["flags"] & 64 and "expired" in notice["content"]
     finally:
         bot.close()
+
+
+# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
+pytestmark = pytest.mark.backends("embedded", "cluster")

@@ -63,3 +63,7 @@ def test_byline_remove_and_audit(cli_data_dir: Path, capsys: pytest.CaptureFixtu
     assert len(entries) == 1 and entries[0]["actor"].startswith("cli:") and entries[0]["action"] == "remove"
     assert main(["sources", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"] == 0
+
+
+# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
+pytestmark = pytest.mark.backends("embedded", "cluster")

@@ -346,3 +346,7 @@ def test_discord_scope_commands_and_a_scoped_answer(scope_service: Service) -> N
             assert LOCAL in found and WIRE not in found
         finally:
             bot.close()
+
+
+# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
+pytestmark = pytest.mark.backends("embedded", "cluster")

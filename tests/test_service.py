@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from bot.limits import LimitSettings, RateLimiter, RetrievalPool
 from bot.replies import AnswerReply, PassagesReply, SearchReply, SourcesReply, TextReply
 from bot.service import Asker, Service
@@ -114,3 +116,7 @@ def test_pool_reports_place_in_line() -> None:
         thread.join(5)
     assert sorted(results) == ["a", "b", "c"] and sorted(positions) == [1, 2]
     pool.shutdown()
+
+
+# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
+pytestmark = pytest.mark.backends("embedded", "cluster")
