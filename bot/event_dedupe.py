@@ -30,6 +30,9 @@ KEY_PREFIX = "byline:slack:event:"
 class EventDedupe(Protocol):
     """Remembers event ids; ``first_time`` is True for exactly one caller per id."""
 
+    # True when every worker shares the ids: then the ids alone decide what was answered.
+    shared: bool
+
     def first_time(self, event_id: str) -> bool:
         """Whether ``event_id`` is new; remembers it either way."""
         ...
@@ -37,6 +40,8 @@ class EventDedupe(Protocol):
 
 class RecentIds:
     """The last ``size`` ids seen, safe across threads (one process's memory)."""
+
+    shared = False
 
     def __init__(self, size: int = SEEN_EVENTS) -> None:
         self.size = size
@@ -65,6 +70,8 @@ class RedisEventDedupe:
     reaches another worker during the outage may be answered a second time. Redis is tried
     again a few seconds after each failure (``redis_client.RETRY_AFTER_S``).
     """
+
+    shared = True
 
     def __init__(self, client: redis.Redis, ttl_s: int = EVENT_TTL_S, prefix: str = KEY_PREFIX) -> None:
         self.client = client

@@ -256,7 +256,10 @@ class SlackAdapter:
             # Over Socket Mode a redelivery carries no header, only the same event_id (and over HTTP
             # after any other retry reason), so ids seen lately are skipped too.
             event_id = str(body.get("event_id") or "")
-            redelivered = _first(request.headers.get("x-slack-retry-reason")) == "http_timeout"
+            # Among workers sharing event ids, the header says only that the first delivery timed
+            # out, perhaps at a worker that was stopping and never read it: the shared ids decide.
+            timed_out = _first(request.headers.get("x-slack-retry-reason")) == "http_timeout"
+            redelivered = timed_out and not self.seen_events.shared
             if redelivered or (event_id and not self.seen_events.first_time(event_id)):
                 log.info("Slack: skipped a redelivered event (%s).", event_id or "?")
                 return

@@ -43,7 +43,15 @@ class SlackPlatform(PlatformBase):
         adapter = SlackAdapter(service, settings, seen_events=seen_events)  # auth.test: a bad token is one line here
         try:
             if settings.slack_mode == "http":
-                self._disconnect = adapter.start_http(settings.http_host, settings.http_port).shutdown
+                server = adapter.start_http(settings.http_host, settings.http_port)
+
+                def close_http() -> None:
+                    # Close the listening socket too: an open port that no one reads would take
+                    # requests (a load balancer's) and leave them unanswered.
+                    server.shutdown()
+                    server.server_close()
+
+                self._disconnect = close_http
             else:
                 self._disconnect = adapter.start_socket_mode().close
         except BaseException:
