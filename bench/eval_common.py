@@ -81,8 +81,11 @@ class DenseBaseline:
         self.index = faiss.IndexIDMap2(faiss.IndexFlatIP(DIMENSION))
         for ids, vectors in library.store.iter_sentence_vectors():
             self.index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), ids.astype(np.int64))
-        rows = library.store._connect().execute("SELECT id, article_id, text FROM sentences")
-        self.sentence: dict[int, tuple[int, str]] = {int(r[0]): (int(r[1]), str(r[2])) for r in rows}
+        article_ids = library.store.article_ids().tolist()
+        self.sentence: dict[int, tuple[int, str]] = {}
+        for start in range(0, len(article_ids), 500):  # a few hundred "?" per query, on any engine
+            for sentence in library.store.sentences_of_articles(article_ids[start : start + 500]):
+                self.sentence[sentence.id] = (sentence.article_id, sentence.text)
 
     def ask(self, question: str, k: int = 50) -> tuple[list[int], str, float]:
         """(article ids best first, best sentence text, its cosine)."""

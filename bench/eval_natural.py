@@ -192,9 +192,8 @@ class ChunkBaseline:
 
     def __init__(self, library: Library, embedder: Embedder, cache: Path) -> None:
         self.chunks: list[str] = []
-        rows = library.store._connect().execute("SELECT id FROM articles ORDER BY id")
-        for (article_id,) in rows:
-            article = library.store.article(int(article_id), with_text=True)
+        for article_id in library.store.article_ids().tolist():
+            article = library.store.article(article_id, with_text=True)
             if article is not None:
                 self.chunks.extend(self._split(f"{article.title}\n\n{article.text}"))
         digest = hashlib.sha1("\x00".join(self.chunks).encode()).hexdigest()[:16]

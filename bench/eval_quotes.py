@@ -144,7 +144,7 @@ def _inside_marks(text: str, quote: FoundQuote) -> bool:
 def stored_quotes_verbatim(library: Library) -> tuple[int, int]:
     """(quotes checked, quotes whose stored text is the article text at their offsets)."""
     checked = good = 0
-    ids = [int(row[0]) for row in library.store._connect().execute("SELECT id FROM articles")]
+    ids = library.store.article_ids().tolist()
     for start in range(0, len(ids), 200):
         batch = ids[start : start + 200]
         texts = {a.id: a.text for a in (library.store.article(i, with_text=True) for i in batch) if a}

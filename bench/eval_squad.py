@@ -48,8 +48,8 @@ def build_library(directory: Path, drafts: list[ArticleDraft], embedder: Embedde
 
 
 def _article_ids(library: Library) -> dict[str, int]:
-    rows = library.store._connect().execute("SELECT key, id FROM articles")
-    return {str(key): int(article_id) for key, article_id in rows}
+    articles = library.store.articles(library.store.article_ids().tolist())
+    return {article.key: article_id for article_id, article in articles.items()}
 
 
 def _hit(text: str, answers: tuple[str, ...]) -> bool:

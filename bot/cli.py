@@ -15,7 +15,7 @@ from importlib import metadata
 from retrieval.errors import BylineError
 from retrieval.removal import audit_entries, remove_articles
 
-from . import cli_digest, cli_eval, cli_migrate, gaps
+from . import cli_digest, cli_eval, cli_migrate, cli_worker, gaps
 from .cli_feeds import add_feeds_parser, run_feeds
 from .cli_ingest import ingest_command
 from .cli_output import pipe_safe, plural, print_error, print_json
@@ -55,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("serve", help="run on the platforms configured in the environment (or the terminal)")
     add_feeds_parser(commands)
     cli_migrate.add_parser(commands)
+    cli_worker.add_parser(commands)
     cli_eval.add_parser(commands)
     return parser
 
@@ -131,6 +132,8 @@ def _dispatch(command: str, args: argparse.Namespace, settings: Settings) -> int
         return _audit(settings, args)
     if command == "migrate":
         return cli_migrate.run(settings)
+    if command == "worker":
+        return cli_worker.run(settings, args.threads)
     service = _open(settings, with_seeds=command in {"ask", "chat", "serve"})
     try:
         if command == "ask":

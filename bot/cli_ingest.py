@@ -3,7 +3,9 @@
 Whatever the mix of arguments, the output is the same: a line per article added or updated
 (stdout), a line per file or page skipped and why (stderr), then one summary line. Progress
 goes to stderr: a bar on a terminal, and a plain line every few seconds otherwise (a log, CI,
-``| tee``), so a long ingest is never silent.
+``| tee``), so a long ingest is never silent. On the cluster backend with a Redis the files are
+read here and the embedding is done by ``byline worker`` processes (``ingest_queue``); the output
+is the same.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from retrieval.loader import iter_article_files, not_an_article_file, skip_messa
 from .cli_feeds import is_url
 from .cli_output import plural
 from .config import Settings
+from .ingest_queue import IngestQueue, queue_for, read_drafts
 
 # Without a terminal, a progress line at most this often (and one at the end).
 LOG_EVERY_S = 5.0
@@ -32,6 +35,14 @@ def ingest_command(settings: Settings, arguments: list[str]) -> int:
     urls = [a for a in arguments if is_url(a)]
     paths = [Path(a) for a in arguments if not is_url(a)]
     refused = [p for p in paths if not_an_article_file(p)]
+    queue = queue_for(settings)
+    report = ingest_here(settings, paths, urls) if queue is None else ingest_queued(queue, paths, urls)
+    print_report(report)
+    nothing_done = not (report.added or report.replaced or report.unchanged or report.duplicates)
+    return 1 if refused or (report.failed and nothing_done) else 0
+
+
+def ingest_here(settings: Settings, paths: list[Path], urls: list[str]) -> IngestReport:
     library = Library.open(settings.data_dir, backend=settings.storage())
     for message in library.messages:
         print(message, file=sys.stderr)
@@ -50,9 +61,31 @@ def ingest_command(settings: Settings, arguments: list[str]) -> int:
                 progress.close()
     finally:
         library.close()
-    print_report(report)
-    nothing_done = not (report.added or report.replaced or report.unchanged or report.duplicates)
-    return 1 if refused or (report.failed and nothing_done) else 0
+    return report
+
+
+def ingest_queued(queue: IngestQueue, paths: list[Path], urls: list[str]) -> IngestReport:
+    """Read the files here and hand them and the URLs to the workers (``byline worker``)."""
+    report = IngestReport()
+    drafts = read_drafts(paths, report)
+    files = sum(1 for _ in iter_article_files(paths))
+    unread = files - len(drafts)  # done with already, as in ``Library.ingest``'s progress
+    total = files + len(urls)
+    progress = Progress(total, sys.stderr)
+    try:
+        merge(
+            report,
+            queue.ingest(
+                drafts,
+                urls,
+                progress=lambda done: progress(unread + done, total),
+                note=lambda line: print(f"ingest: {line}", file=sys.stderr, flush=True),
+            ),
+        )
+    finally:
+        progress.close()
+        queue.close()
+    return report
 
 
 def merge(into: IngestReport, other: IngestReport) -> None:

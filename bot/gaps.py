@@ -1,6 +1,6 @@
 """What Byline couldn't answer: every abstention and every 👎, kept, grouped and listed.
 
-Each gap is a row of the ``gaps`` table (``bot/state.py``): the question (its standalone form,
+Each gap is a row of the ``gaps`` table (``gap_store.py``): the question (its standalone form,
 so a follow-up reads whole), where it was asked, which check refused it (``Answer.refused_by``)
 and the citations of the closest passages (for a 👎, the passages the judged answer cited).
 ``/byline gaps`` and ``/gaps`` (admins), and ``byline gaps --since 7d [--json]``, list them
@@ -18,18 +18,16 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from retrieval.digest import parse_added_at, window_label
-from retrieval.models import Answer
-from retrieval.store import utc_now
 
+from .gap_store import ABSTAINED, CLOSEST_KEPT, DOWNVOTED, Gap, GapStore, stamp
 from .replies import Reply, TextReply
-from .state import BotState
 
 if TYPE_CHECKING:
     from .service import Asker, Service
@@ -39,42 +37,9 @@ DEFAULT_SINCE = "7d"
 # A chat reply lists the top ten groups; the terminal and JSON list them all.
 CHAT_GROUPS = 10
 VARIANTS_SHOWN = 3
-CLOSEST_KEPT = 3
-ABSTAINED, DOWNVOTED = "abstained", "downvoted"
 _NOT_WORDS = re.compile(r"[^\w\s]")
 
 Embed = Callable[[list[str]], np.ndarray]
-
-
-@dataclass(frozen=True)
-class Gap:
-    """One question Byline did not answer (``abstained``) or answered badly (``downvoted``)."""
-
-    id: int
-    kind: str
-    platform: str
-    channel_id: str
-    user_id: str
-    answer_id: str
-    question: str
-    refused_by: str
-    scope: str
-    closest: list[dict[str, Any]]
-    created_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "platform": self.platform,
-            "channel_id": self.channel_id,
-            "user_id": self.user_id,
-            "answer_id": self.answer_id,
-            "question": self.question,
-            "refused_by": self.refused_by,
-            "scope": self.scope,
-            "closest": self.closest,
-            "created_at": self.created_at,
-        }
 
 
 @dataclass
@@ -143,136 +108,6 @@ class GapGroup:
 def normalise(question: str) -> str:
     """Case, punctuation and spacing removed: "Who won?" and "who  won" are one question."""
     return " ".join(_NOT_WORDS.sub(" ", question.casefold()).split())
-
-
-def _citation(data: dict[str, Any]) -> dict[str, Any]:
-    keys = ("article_id", "title", "source", "url", "published", "paragraph")
-    return {key: data.get(key, "") for key in keys}
-
-
-# -- the store -------------------------------------------------------------------------------
-
-
-class GapStore:
-    """Reads and writes the ``gaps`` table through the connection helpers of ``BotState``."""
-
-    def __init__(self, state: BotState) -> None:
-        self.state = state
-
-    def record_abstention(self, asker: Asker, answer_id: str, answer: Answer, scope: str = "") -> None:
-        closest = [_citation(asdict(hit.citation)) for hit in answer.closest[:CLOSEST_KEPT]]
-        question = answer.standalone_question or answer.question
-        with self.state._write() as connection:
-            connection.execute(
-                "INSERT INTO gaps (kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
-                "closest_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    ABSTAINED,
-                    asker.platform,
-                    asker.channel_id,
-                    asker.user_id,
-                    answer_id,
-                    question,
-                    answer.refused_by,
-                    scope,
-                    json.dumps(closest),
-                    utc_now(),
-                ),
-            )
-
-    def record_vote(self, answer_id: str, asker: Asker, vote: int) -> None:
-        """A 👎 is kept as a gap; changing it to 👍 takes it back out."""
-        if vote > 0:
-            with self.state._write() as connection:
-                connection.execute(
-                    "DELETE FROM gaps WHERE kind=? AND answer_id=? AND platform=? AND user_id=?",
-                    (DOWNVOTED, answer_id, asker.platform, asker.user_id),
-                )
-            return
-        stored = self.state.answer(answer_id)
-        if stored is None:
-            return
-        # The passages the judged answer stood on; an abstention's are its closest ones.
-        cited = stored.get("citations") or [hit.get("citation", {}) for hit in stored.get("closest", [])]
-        closest = [_citation(citation) for citation in cited[:CLOSEST_KEPT]]
-        question = stored.get("standalone_question") or stored.get("question", "")
-        with self.state._write() as connection:
-            connection.execute(
-                "INSERT INTO gaps (kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
-                "closest_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, '', ?, ?) "
-                "ON CONFLICT(answer_id, platform, user_id) WHERE kind = 'downvoted' DO UPDATE SET "
-                "created_at=excluded.created_at, channel_id=excluded.channel_id",
-                (
-                    DOWNVOTED,
-                    asker.platform,
-                    asker.channel_id,
-                    asker.user_id,
-                    answer_id,
-                    question,
-                    stored.get("refused_by", ""),
-                    json.dumps(closest),
-                    utc_now(),
-                ),
-            )
-
-    def since(self, moment: datetime) -> list[Gap]:
-        rows = (
-            self.state._connect()
-            .execute(
-                "SELECT id, kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
-                "closest_json, created_at FROM gaps WHERE created_at >= ? ORDER BY created_at, id",
-                (_stamp(moment),),
-            )
-            .fetchall()
-        )
-        return [
-            Gap(
-                id=row[0],
-                kind=row[1],
-                platform=row[2],
-                channel_id=row[3],
-                user_id=row[4],
-                answer_id=row[5],
-                question=row[6],
-                refused_by=row[7],
-                scope=row[8],
-                closest=json.loads(row[9]),
-                created_at=row[10],
-            )
-            for row in rows
-        ]
-
-    def votes(self, moment: datetime | None = None) -> list[dict[str, Any]]:
-        """Every vote (newest last) with the answer it judges, as ``byline feedback --json`` prints it."""
-        rows = (
-            self.state._connect()
-            .execute(
-                "SELECT f.answer_id, f.platform, f.user_id, f.vote, f.updated_at, a.user_id, a.question, "
-                "a.created_at, a.answer_json FROM feedback f JOIN answers a ON a.id = f.answer_id "
-                "WHERE f.updated_at >= ? ORDER BY f.updated_at, f.answer_id, f.user_id",
-                (_stamp(moment) if moment else "",),
-            )
-            .fetchall()
-        )
-        return [
-            {
-                "answer_id": row[0],
-                "platform": row[1],
-                "voter": row[2],
-                "vote": "up" if row[3] > 0 else "down",
-                "value": row[3],
-                "voted_at": row[4],
-                "asked_by": row[5],
-                "question": row[6],
-                "asked_at": row[7],
-                "answer": json.loads(row[8]),
-            }
-            for row in rows
-        ]
-
-
-def _stamp(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 # -- grouping --------------------------------------------------------------------------------
@@ -435,8 +270,8 @@ def run_cli(service: Service, args: argparse.Namespace) -> int:
             until = now + timedelta(microseconds=1)
             _print_json(
                 {
-                    "since": _stamp(since),
-                    "until": _stamp(until),
+                    "since": stamp(since),
+                    "until": stamp(until),
                     "similarity": GROUP_SIMILARITY,
                     "total": sum(group.count for group in groups),
                     "groups": [group.to_json() for group in groups],
@@ -447,7 +282,7 @@ def run_cli(service: Service, args: argparse.Namespace) -> int:
         return 0
     votes = GapStore(service.state).votes(since)
     if args.json:
-        _print_json({"since": _stamp(since) if since else None, "count": len(votes), "votes": votes})
+        _print_json({"since": stamp(since) if since else None, "count": len(votes), "votes": votes})
         return 0
     if not votes:
         print("No votes yet." if since is None else f"No votes since {window_label(since, now)}.")

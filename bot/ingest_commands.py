@@ -2,32 +2,40 @@
 
 Adapters call ``register_ingest(service)`` once (it registers the command), and hand an
 attached file to ``ingest_upload(service, filename, data, asker)``. Both reply with what was
-added (headline, paragraphs, quotes found) or why nothing was.
+added (headline, paragraphs, quotes found) or why nothing was. Given the ingest queue (the
+cluster backend with a Redis: ``ingest_queue.queue_for``), they hand the work to ``byline worker``
+and wait for its report instead of embedding in the bot's process.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from retrieval.errors import BylineError, UnreadableArticle
 from retrieval.fetch import Fetcher
 from retrieval.html import html_to_draft
 from retrieval.library import IngestReport
 from retrieval.loader import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, decode_text, parse_text_article
+from retrieval.models import ArticleDraft
 from retrieval.web import ingest_urls, store_drafts
 
 from .cli_output import plural
 from .replies import TextReply
 from .service import Asker, Command, Service
 
+if TYPE_CHECKING:
+    from .ingest_queue import IngestQueue
+
 USAGE = "Usage: `/ingest URL` (admins only), e.g. `/ingest https://www.bbc.co.uk/sport/football/123`"
 # Browsers and servers commonly stop at about 2,000 characters; a longer "URL" is not a page.
 MAX_URL_LENGTH = 2048
 
 
-def register_ingest(service: Service, fetcher: Fetcher | None = None) -> None:
-    """Add ``/ingest`` to the service; the fetcher defaults to the environment's policy."""
+def register_ingest(service: Service, fetcher: Fetcher | None = None, queue: IngestQueue | None = None) -> None:
+    """Add ``/ingest`` to the service; the fetcher defaults to the environment's policy (with a
+    queue, the workers fetch under theirs)."""
 
     def run(args: str, asker: Asker) -> TextReply:
         url = args.strip().strip("<>")  # Slack wraps links in <...>
@@ -39,6 +47,8 @@ def register_ingest(service: Service, fetcher: Fetcher | None = None) -> None:
                 private=True,
                 error=True,
             )
+        if queue is not None:
+            return queued(service, queue, [], [url])
         policy = fetcher or Fetcher.from_env(os.environ)
         return describe(ingest_urls(service.library, [url], policy))
 
@@ -67,7 +77,9 @@ def _upload_name(filename: str) -> tuple[str, str]:
     return name, PurePath(name).suffix.lower()
 
 
-def ingest_upload(service: Service, filename: str, data: bytes, asker: Asker) -> TextReply:
+def ingest_upload(
+    service: Service, filename: str, data: bytes, asker: Asker, queue: IngestQueue | None = None
+) -> TextReply:
     """Ingest a file attached to a chat message (.txt, .md, .html); admins only."""
     refusal = upload_refusal(asker, filename, len(data))
     if refusal is not None:
@@ -83,10 +95,24 @@ def ingest_upload(service: Service, filename: str, data: bytes, asker: Asker) ->
             draft = parse_text_article(text, key, markdown=suffix in {".md", ".markdown"})
     except UnreadableArticle as error:
         return TextReply(f"{name}: could not add it: {error}", private=True, error=True)
+    queue = queue if queue is not None else service.ingest_queue
+    if queue is not None:
+        return queued(service, queue, [draft], [])
     try:
         return describe(store_drafts(service.library, [draft]))
     except BylineError as error:
         return TextReply(f"{name}: could not add it: {error}", private=True, error=True)
+
+
+def queued(service: Service, queue: IngestQueue, drafts: list[ArticleDraft], urls: list[str]) -> TextReply:
+    """Ingest through the queue, then take the new articles into this process's indexes."""
+    try:
+        report = queue.ingest(drafts, urls)
+    except BylineError as error:  # no worker answered, or no Redis
+        text = str(error)
+        return TextReply(text[:1].upper() + text[1:] + ".", private=True, error=True)
+    service.library.catch_up()  # so that the next question can cite them, without waiting
+    return describe(report)
 
 
 def describe(report: IngestReport) -> TextReply:

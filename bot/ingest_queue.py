@@ -148,12 +148,12 @@ class IngestQueue:
         urls: Sequence[str] = (),
         progress: Progress | None = None,
         note: Note | None = None,
-        answer_within_s: float = ANSWER_WITHIN_S,
+        answer_within_s: float | None = None,
     ) -> IngestReport:
         """Enqueue the drafts and URLs as jobs and wait for the workers' reports.
 
-        ``NoWorker`` when no worker answered within ``answer_within_s`` (the jobs stay queued);
-        ``QueueUnavailable`` when Redis cannot be reached."""
+        ``NoWorker`` when no worker answered within ``answer_within_s`` (default ``ANSWER_WITHIN_S``;
+        the jobs stay queued); ``QueueUnavailable`` when Redis cannot be reached."""
         import redis
 
         jobs = split_jobs(REPLY_PREFIX + uuid.uuid4().hex, drafts, urls)
@@ -162,7 +162,7 @@ class IngestQueue:
         try:
             for job in jobs:
                 self.actor.send(job.to_json())
-            return self._wait(jobs, progress, note or log.warning, answer_within_s)
+            return self._wait(jobs, progress, note or log.warning, answer_within_s or ANSWER_WITHIN_S)
         except redis.RedisError as error:
             raise QueueUnavailable(
                 f"cannot reach Redis at {self.where} ({type(error).__name__}): start it, or fix BYLINE_REDIS_URL "
@@ -194,17 +194,17 @@ class IngestQueue:
             heard = True
             deadline = time.monotonic() + SILENT_AFTER_S
             event = json.loads(popped[1])
-            job = pending.get(event.get("part"))
-            if job is None:
+            answered = pending.get(event.get("part"))
+            if answered is None:
                 continue  # an event of a job already reported (one run twice)
             if event.get("event") == "progress":
-                done[job.part] = min(job.size, int(event.get("done", 0)))
+                done[answered.part] = min(answered.size, int(event.get("done", 0)))
             elif event.get("event") == "retrying":
-                note(f"{job.describe()}: {event.get('why')}; Dramatiq retries it")
+                note(f"{answered.describe()}: {event.get('why')}; Dramatiq retries it")
             elif event.get("event") in {"done", "failed"}:
                 absorb(report, event.get("report"))
-                done[job.part] = job.size
-                del pending[job.part]
+                done[answered.part] = answered.size
+                del pending[answered.part]
             if progress:
                 progress(sum(done.values()))
         if not pending:
@@ -253,8 +253,8 @@ class IngestQueue:
                 _unaccounted(job, report, why)
                 replies.send("failed", why=why, report=report_json(report))
             raise
-        replies.send("done", report=report_json(report))
         log.info("Ingest %s: done in %.1f s: %s.", job.describe(), time.monotonic() - started, report.summary())
+        replies.send("done", report=report_json(report))
 
 
 class JobRunner:

@@ -13,11 +13,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+if TYPE_CHECKING:  # the client comes with the cluster extra; ``describe`` and ``Outage`` need none
+    import redis
 
 log = logging.getLogger("byline.redis")
 
@@ -29,6 +29,10 @@ RETRY_AFTER_S = 5.0
 
 def redis_client(url: str) -> redis.Redis:
     """A thread-safe client (a connection pool) for ``url``: ``redis://``, ``rediss://`` or ``unix://``."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
     return redis.Redis.from_url(
         url,
         socket_connect_timeout=CONNECT_TIMEOUT_S,

@@ -35,6 +35,7 @@ from .config import Settings
 from .feed_poller import start_background
 from .health import HEALTH, Health
 from .ingest_commands import register_ingest
+from .ingest_queue import queue_for
 from .leader import Leadership, leader_lock
 from .platforms import Platform, configured
 from .service import Service
@@ -231,7 +232,9 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
     started: list[Platform] = []
     failure: BaseException | None = None
     state = foreground.reading if foreground is not None else {"reading": False}
-    register_ingest(service, settings.fetcher())
+    # The cluster backend with a Redis: /ingest and uploads go to `byline worker` through the queue.
+    service.ingest_queue = queue_for(settings)
+    register_ingest(service, settings.fetcher(), service.ingest_queue)
     if settings.redis_url:
         from .shared_state import shared_limiter
 

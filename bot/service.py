@@ -32,6 +32,7 @@ from .state import BotState, state_location
 
 if TYPE_CHECKING:
     from .digest_schedule import DigestScheduler
+    from .ingest_queue import IngestQueue
 
 log = logging.getLogger("byline.service")
 
@@ -92,6 +93,8 @@ class Service:
     commands: dict[str, Command] = field(default_factory=dict)
     # Set by bot.app.add_features: the digest scheduler, which adapters hand their poster to.
     scheduler: DigestScheduler | None = None
+    # Set by serve on the cluster backend with a Redis: ingest goes to `byline worker` through it.
+    ingest_queue: IngestQueue | None = None
 
     @classmethod
     def open(

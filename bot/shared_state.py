@@ -5,20 +5,22 @@ With ``BYLINE_REDIS_URL`` set, both live in that Redis (``RedisEventDedupe``, ``
 without it, in this process (``RecentIds``, ``RateLimiter``), as one worker needs. A Redis that is
 unreachable when a worker starts stops it with ``SharedStateUnavailable``: starting up alone would
 quietly double what users may ask and answer redeliveries twice. Once running, a worker rides out
-an outage on its in-process state (see each class).
+an outage on its in-process state (see each class). The Redis client is imported only when a URL
+is set: it comes with the ``cluster`` extra, and one worker needs none.
 """
 
 from __future__ import annotations
 
-import redis
+from typing import TYPE_CHECKING
 
 from retrieval.errors import BylineError
 
 from .config import Settings
-from .event_dedupe import EventDedupe, RecentIds, RedisEventDedupe
+from .event_dedupe import EventDedupe, RecentIds
 from .limits import Limiter, RateLimiter
-from .redis_client import describe, redis_client
-from .redis_limits import RedisRateLimiter
+
+if TYPE_CHECKING:
+    import redis
 
 
 class SharedStateUnavailable(BylineError):
@@ -27,6 +29,14 @@ class SharedStateUnavailable(BylineError):
 
 def connect(url: str) -> redis.Redis:
     """A client for ``url`` that has answered a PING; ``SharedStateUnavailable`` otherwise."""
+    try:
+        import redis
+
+        from .redis_client import describe, redis_client
+    except ImportError:
+        raise SharedStateUnavailable(
+            "BYLINE_REDIS_URL needs the redis client, which is not installed: run `pip install -e '.[cluster]'`."
+        ) from None
     client = redis_client(url)
     try:
         client.ping()
@@ -43,6 +53,8 @@ def shared_dedupe(settings: Settings) -> EventDedupe:
     """Slack event ids seen: in Redis when ``settings.redis_url`` is set, else in this process."""
     if not settings.redis_url:
         return RecentIds()
+    from .redis_dedupe import RedisEventDedupe
+
     return RedisEventDedupe(connect(settings.redis_url))
 
 
@@ -50,4 +62,6 @@ def shared_limiter(settings: Settings) -> Limiter:
     """Rate-limit buckets: in Redis when ``settings.redis_url`` is set, else in this process."""
     if not settings.redis_url:
         return RateLimiter(settings.limits)
+    from .redis_limits import RedisRateLimiter
+
     return RedisRateLimiter(connect(settings.redis_url), settings.limits)

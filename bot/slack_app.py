@@ -44,7 +44,7 @@ from retrieval.errors import BylineError
 from .autoreply import is_question
 from .config import Settings
 from .delivery import DeliveryError
-from .event_dedupe import EventDedupe, RecentIds
+from .event_dedupe import SIGNATURE_PREFIX, EventDedupe, RecentIds
 from .limits import handler_threads, place_in_line
 from .replies import Reply, TextReply
 from .service import Asker, Service
@@ -456,6 +456,7 @@ class SlackAdapter:
             self.settings.slack_signing_secret,
             EVENTS_PATH,
             browser_paths=self.oauth.paths if self.oauth else (),
+            shared_signatures=self.seen_events.with_prefix(SIGNATURE_PREFIX),
         )
         from .health import HEALTH  # /healthz and /metrics share this port (the same BYLINE_HTTP_PORT)
 

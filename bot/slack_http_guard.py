@@ -42,6 +42,8 @@ from urllib.parse import parse_qsl
 if TYPE_CHECKING:
     from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
+    from .event_dedupe import EventDedupe
+
 log = logging.getLogger("byline.slack")
 
 # Slack's payloads are a few KB; 1 MB is generous and bounds the memory one request can take.
@@ -180,6 +182,7 @@ class SlackHttpGuard:
         max_body: int = MAX_BODY,
         read_deadline: float = READ_DEADLINE_S,
         browser_paths: Iterable[str] = (),
+        shared_signatures: EventDedupe | None = None,
     ) -> None:
         if not signing_secret:
             raise ValueError("the Slack HTTP endpoint needs a signing secret")
@@ -191,6 +194,9 @@ class SlackHttpGuard:
         self.read_deadline = read_deadline
         self.browser_paths = frozenset(browser_paths)
         self.ledger = SignatureLedger()
+        # Signatures seen by every worker (Redis), so that a captured command or button click
+        # replayed to another worker is refused too; None: this process's ledger only.
+        self.shared_signatures = shared_signatures
         self.refusals = RefusalLog()
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
@@ -237,7 +243,9 @@ class SlackHttpGuard:
         expected = hmac.new(self.secret, b"v0:" + timestamp.encode() + b":" + body, hashlib.sha256).hexdigest()
         if not hmac.compare_digest(f"v0={expected}".encode(), signature.encode()):
             return Refusal(401, "X-Slack-Signature does not match (check SLACK_SIGNING_SECRET)")
-        if not self.ledger.first_time(bytes.fromhex(signature[3:]), int(timestamp) + WINDOW_S, now):
+        if not self.ledger.first_time(bytes.fromhex(signature[3:]), int(timestamp) + WINDOW_S, now) or (
+            self.shared_signatures is not None and not self.shared_signatures.first_time(signature[3:])
+        ):
             # No retry: the first of these was accepted, and answering twice is what this prevents.
             return Refusal(409, "this signature was already used (a replayed request)", (("X-Slack-No-Retry", "1"),))
         content_type = str(environ.get("CONTENT_TYPE", "")).split(";")[0].strip().lower()

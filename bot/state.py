@@ -25,6 +25,7 @@ def state_location(data_dir: Path, backend: Backend) -> Path | str:
     database as the articles: the tables do not overlap)."""
     return backend.store_location(data_dir) if backend.is_cluster else data_dir / STATE_FILE
 
+
 _MIGRATIONS = [
     """
     CREATE TABLE answers (

@@ -111,6 +111,8 @@ class IndexKeeper(Protocol):
     """How a library's indexes are read, rebuilt and recorded as level with the store."""
 
     writer: WriterLock
+    # True when other processes share the indexes themselves (not only the store).
+    shared: bool
 
     def read(self, store: Store) -> LoadedIndexes:
         """The indexes usable as they are; one that is not is ``None``, with the reason."""
@@ -131,6 +133,8 @@ class IndexKeeper(Protocol):
 
 class FileIndexes:
     """The embedded keeper: FAISS and BM25 in memory, saved as files of the data directory."""
+
+    shared = False
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
@@ -167,6 +171,8 @@ class SharedIndexes:
     start (or to write) reconciles the collections with the store by id, which touches only what
     differs, and records the generation again.
     """
+
+    shared = True
 
     def __init__(self, store: Store, dense: VectorIndex, sparse: KeywordIndex) -> None:
         from .postgres import PostgresEngine, ServerLock

@@ -75,21 +75,18 @@ class NearDuplicates:
         self._cache: dict[int, np.ndarray] = {}
 
     def find(self, draft: ArticleDraft) -> Match | None:
-        rows = (
-            self.store._connect()
-            .execute("SELECT id, key, published FROM articles ORDER BY id DESC LIMIT ?", (self.recent,))
-            .fetchall()
-        )
-        candidates = [row for row in rows if row["key"] != draft.key]  # same key: the library replaces it
+        recent = self.store.recent_articles(self.recent)
+        candidates = [row for row in recent if row[1] != draft.key]  # same key: the library replaces it
         known: list[np.ndarray] = []
         for row in list(candidates):
-            cached = self._cache.get(row["id"])
+            article_id = row[0]
+            cached = self._cache.get(article_id)
             if cached is None:
-                article = self.store.article(row["id"], with_text=True)
+                article = self.store.article(article_id, with_text=True)
                 if article is None:
                     candidates.remove(row)
                     continue
-                cached = self._cache[row["id"]] = signature(article.text)
+                cached = self._cache[article_id] = signature(article.text)
             known.append(cached)
         if not known:
             return None
@@ -99,8 +96,8 @@ class NearDuplicates:
         best = int(np.argmax(scores))
         if scores[best] < NEAR_DUPLICATE:
             return None
-        row = candidates[best]
-        return Match(row["id"], row["key"], row["published"], float(scores[best]))
+        article_id, key, published = candidates[best]
+        return Match(article_id, key, published, float(scores[best]))
 
 
 def similarities(one: np.ndarray, many: np.ndarray) -> np.ndarray:

@@ -29,11 +29,12 @@ from urllib.parse import urljoin
 import lxml.html
 
 from .errors import BylineError
+from .feed_store import Feed, FeedStore
 from .fetch import Fetcher
 from .library import IngestReport, Library
 from .models import ArticleDraft
 from .netguard import check_url
-from .store import Store, utc_now
+from .store import Store
 from .web import FetchedPage, fetch_page, normalise_url, remember_pages, store_drafts, stored_keys
 
 log = logging.getLogger("byline.feeds")
@@ -52,23 +53,6 @@ class FeedError(BylineError):
     """A feed that cannot be added, found or read."""
 
 
-@dataclass(frozen=True)
-class Feed:
-    """A subscription and how its last polls went."""
-
-    id: int
-    url: str
-    title: str
-    added_at: str
-    etag: str
-    last_modified: str
-    last_fetch: str
-    last_success: str
-    last_error: str
-    failures: int
-    articles_added: int
-
-
 @dataclass
 class FeedResult:
     """What one poll of one feed did."""
@@ -83,18 +67,19 @@ class FeedResult:
 
 
 class FeedBook:
-    """The feed subscriptions in the store."""
+    """The feed subscriptions in the store: what may be subscribed to (``feed_store.FeedStore``
+    keeps the rows)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.rows = FeedStore(store)
 
     def add(self, url: str, fetcher: Fetcher | None = None) -> Feed:
         """Subscribe to a feed; the URL is checked by the SSRF guard when a fetcher is given."""
         url = url.strip()
         if fetcher is not None:
             check_url(url, fetcher.allowlist)
-        with self.store.transaction(reindex=False) as connection:
-            connection.execute("INSERT OR IGNORE INTO feeds (url, added_at) VALUES (?, ?)", (url, utc_now()))
+        self.rows.add_if_new(url)
         feed = self.get(url)
         assert feed is not None
         return feed
@@ -110,10 +95,7 @@ class FeedBook:
         self._refuse_known(url)  # before fetching: a feed already followed needs no fetch
         found_url, title = _probe(url, fetcher)
         self._refuse_known(found_url)
-        with self.store.transaction(reindex=False) as connection:
-            connection.execute(
-                "INSERT INTO feeds (url, title, added_at) VALUES (?, ?, ?)", (found_url, title, utc_now())
-            )
+        self.rows.add(found_url, title)
         feed = self.get(found_url)
         assert feed is not None
         return feed
@@ -124,47 +106,26 @@ class FeedBook:
                 raise FeedError(f"{known.url}: already followed (see `byline feeds list`)")
 
     def remove(self, url: str) -> None:
-        with self.store.transaction(reindex=False) as connection:
-            removed = connection.execute("DELETE FROM feeds WHERE url=?", (url.strip(),)).rowcount
-        if not removed:
+        if not self.rows.delete(url.strip()):
             raise FeedError(f"{url}: not a subscribed feed (see `byline feeds list`)")
 
     def get(self, url: str) -> Feed | None:
-        row = self.store._connect().execute("SELECT * FROM feeds WHERE url=?", (url.strip(),)).fetchone()
-        return Feed(**dict(row)) if row else None
+        return self.rows.feed(url.strip())
 
     def list(self) -> list[Feed]:
-        return [Feed(**dict(row)) for row in self.store._connect().execute("SELECT * FROM feeds ORDER BY id")]
+        return self.rows.feeds()
 
     def seen(self, feed_id: int) -> dict[str, str]:
-        rows = self.store._connect().execute("SELECT guid, updated FROM feed_items WHERE feed_id=?", (feed_id,))
-        return {row["guid"]: row["updated"] for row in rows}
+        return self.rows.seen_items(feed_id)
 
     def record(self, feed: Feed, result: FeedResult, etag: str, last_modified: str, title: str = "") -> None:
-        now = utc_now()
-        with self.store.transaction(reindex=False) as connection:
-            if result.error:
-                connection.execute(
-                    "UPDATE feeds SET last_fetch=?, last_error=?, failures=failures+1 WHERE id=?",
-                    (now, result.error, feed.id),
-                )
-            else:
-                connection.execute(
-                    "UPDATE feeds SET last_fetch=?, last_success=?, last_error=?, failures=0, etag=?, last_modified=?, "
-                    "articles_added=articles_added+?, title=CASE WHEN ?='' THEN title ELSE ? END WHERE id=?",
-                    (now, now, _item_errors_note(result), etag, last_modified, result.added, title, title, feed.id),
-                )
+        self.rows.record_poll(
+            feed.id, result.error, _item_errors_note(result), etag, last_modified, result.added, title
+        )
 
     def mark_seen(self, feed_id: int, items: Sequence[tuple[str, str, str, str]]) -> None:
         """Remember (guid, link, updated, article key) of items that are now stored."""
-        now = utc_now()
-        with self.store.transaction(reindex=False) as connection:
-            connection.executemany(
-                "INSERT INTO feed_items (feed_id, guid, link, updated, article_key, seen_at) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT(feed_id, guid) DO UPDATE SET link=excluded.link, updated=excluded.updated, "
-                "article_key=excluded.article_key, seen_at=excluded.seen_at",
-                [(feed_id, guid, link, updated, key, now) for guid, link, updated, key in items],
-            )
+        self.rows.mark_seen(feed_id, items)
 
 
 # <link rel="alternate" type="..."> types that name a feed, in order of preference.

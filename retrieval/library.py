@@ -13,7 +13,7 @@ import hashlib
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -274,40 +274,71 @@ class Library:
         self, drafts: Sequence[ArticleDraft], report: IngestReport | None = None, progress: Progress | None = None
     ) -> IngestReport:
         """Store articles (idempotently) and update both indexes in place."""
+        report = report or IngestReport()
+        if self.keeper.shared:
+            return self._add_drafts_shared(drafts, report, progress)
         with self.writer.hold():
             # First take in what other processes stored, so the indexes saved below hold it.
             self._catch_up_held()
-            return self._add_drafts_held(drafts, report or IngestReport(), progress)
+            prepared = self._prepare_all(drafts, report)
+            done = 0
+            for batch in _embedding_batches(prepared):
+                done = self._store_batch(self._embedded(batch), report, done, len(prepared), progress)
+            if prepared:
+                if self.dense.needs_new_type():
+                    rebuilt = self.keeper.rebuild_dense(self.store)
+                    with self.lock:
+                        self.dense = rebuilt
+                self._save_indexes()
+                self._articles_changed()
+        return report
 
-    def _add_drafts_held(
+    def _add_drafts_shared(
         self, drafts: Sequence[ArticleDraft], report: IngestReport, progress: Progress | None
     ) -> IngestReport:
+        """The cluster: embed outside the cluster-wide writer lock, so that embedding workers run
+        in parallel, and hold it only to store a batch and record the indexes level with it."""
+        prepared = self._prepare_all(drafts, report)
+        done = 0
+        for batch in _embedding_batches(prepared):
+            embedded = self._embedded(batch)
+            with self.writer.hold():
+                self._catch_up_held()
+                # Another worker may have stored one of these while this one embedded it.
+                fresh = [(item, vectors) for item, vectors in embedded if self._still_new(item, report)]
+                done = self._store_batch(fresh, report, done, len(prepared), progress)
+                self._save_indexes()
+        if prepared:
+            self._articles_changed()
+        return report
+
+    def _prepare_all(self, drafts: Sequence[ArticleDraft], report: IngestReport) -> list[_Prepared]:
         prepared: list[_Prepared] = []
         seen_hashes: set[str] = set()
         for draft in drafts:
             item = self._prepare(draft, report, seen_hashes)
             if item:
                 prepared.append(item)
-        done = 0
-        # Embed in large batches across articles: the model is the bottleneck of ingest.
-        batch: list[_Prepared] = []
-        batch_sentences = 0
-        for item in prepared:
-            batch.append(item)
-            batch_sentences += len(item.sentence_rows)
-            if batch_sentences >= 512:
-                done = self._store_batch(batch, report, done, len(prepared), progress)
-                batch, batch_sentences = [], 0
-        if batch:
-            self._store_batch(batch, report, done, len(prepared), progress)
-        if prepared:
-            if self.dense.needs_new_type():
-                rebuilt = self.keeper.rebuild_dense(self.store)
-                with self.lock:
-                    self.dense = rebuilt
-            self._save_indexes()
-            self._articles_changed()
-        return report
+        return prepared
+
+    def _still_new(self, item: _Prepared, report: IngestReport) -> bool:
+        existing = self.store.find_by_key(item.draft.key)
+        if (existing and existing[1] == item.content_hash) or self.store.find_by_hash(item.content_hash) is not None:
+            report.unchanged.append(item.draft.key)
+            return False
+        item.replace_id = existing[0] if existing else None
+        return True
+
+    def _embedded(self, batch: list[_Prepared]) -> list[tuple[_Prepared, np.ndarray]]:
+        """Each article of the batch with its sentences' vectors, embedded in one call (the model
+        is the bottleneck of ingest, and is fastest on large batches)."""
+        texts = [item.draft.text[start:end] for item in batch for _, _, start, end in item.sentence_rows]
+        vectors = self.embedder.encode(texts)
+        pairs, offset = [], 0
+        for item in batch:
+            pairs.append((item, vectors[offset : offset + len(item.sentence_rows)]))
+            offset += len(item.sentence_rows)
+        return pairs
 
     def _prepare(self, draft: ArticleDraft, report: IngestReport, seen: set[str]) -> _Prepared | None:
         digest = content_hash(draft)
@@ -316,6 +347,12 @@ class Library:
             report.unchanged.append(draft.key)
             return None
         seen.add(digest)
+        if any(
+            "\x00" in value for value in (draft.text, draft.title, draft.key, draft.source, draft.url, draft.author)
+        ):
+            # PostgreSQL cannot store it, and text with NUL bytes is a binary file, not a story.
+            report.failed.append((draft.key, "the text has NUL bytes: it is a binary file, not an article"))
+            return None
         if len(draft.text) > MAX_ARTICLE_CHARS:
             report.failed.append(
                 (
@@ -345,17 +382,18 @@ class Library:
         )
 
     def _store_batch(
-        self, batch: list[_Prepared], report: IngestReport, done: int, total: int, progress: Progress | None
+        self,
+        batch: list[tuple[_Prepared, np.ndarray]],
+        report: IngestReport,
+        done: int,
+        total: int,
+        progress: Progress | None,
     ) -> int:
-        texts = [item.draft.text[start:end] for item in batch for _, _, start, end in item.sentence_rows]
-        vectors = self.embedder.encode(texts)
-        offset = 0
-        for item in batch:
+        for item, vectors in batch:
             rows = [
-                SentenceRow(passage_index, paragraph, start, end, vectors[offset + i])
+                SentenceRow(passage_index, paragraph, start, end, vectors[i])
                 for i, (passage_index, paragraph, start, end) in enumerate(item.sentence_rows)
             ]
-            offset += len(rows)
             if item.replace_id is not None:
                 # Drop the old version's vectors and terms; the store drops its rows in put_article.
                 self.remove_from_indexes(item.replace_id)
@@ -453,6 +491,23 @@ class Library:
         return Citation(
             n, article.id, article.title, article.source, article.url, article.published, paragraph, passage.id
         )
+
+
+# Sentences embedded per call: large batches across articles keep the model busy.
+_EMBED_BATCH_SENTENCES = 512
+
+
+def _embedding_batches(prepared: list[_Prepared]) -> Iterator[list[_Prepared]]:
+    batch: list[_Prepared] = []
+    sentences = 0
+    for item in prepared:
+        batch.append(item)
+        sentences += len(item.sentence_rows)
+        if sentences >= _EMBED_BATCH_SENTENCES:
+            yield batch
+            batch, sentences = [], 0
+    if batch:
+        yield batch
 
 
 def _quote_rows(text: str, found_paragraphs: list[Paragraph]) -> list[QuoteRow]:

@@ -10,14 +10,24 @@ The method names are the ones ``ranking.py`` and ``answering/`` call today. Pers
 separate, narrower port: the embedded backends are kept in checksummed files of the data
 directory (``index_files.py``), while an engine such as Qdrant persists its points itself and
 has no bytes to hand over.
+
+The two stores have their ports here too, ``ArticleStore`` and ``StateStore``, in the same
+structural way: ``store.Store`` and ``bot.state.BotState`` satisfy them, and every SQL statement
+of Byline lives behind them (``tests/test_store_boundary.py`` checks both).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:  # the store imports nothing from here; these names are for the signatures only
+    from datetime import datetime
+
+    from .models import Article, ArticleDraft, Passage, Quote, Sentence
+    from .store import PassageRow, QuoteRow, SentenceRow, StoredArticle
 
 _Form = TypeVar("_Form")
 
@@ -162,3 +172,214 @@ class FileVectorIndex(VectorIndex, SavedToFile, Protocol):
 
 class FileKeywordIndex(KeywordIndex, SavedToFile, Protocol):
     """The embedded keyword index: searched in memory, saved as a file (the own BM25)."""
+
+
+# -- stores ------------------------------------------------------------------------------------
+#
+# All SQL lives behind these two ports (and the companion stores named in their docstrings); no
+# other module opens a connection: ``tests/test_store_boundary.py`` holds the line.
+
+
+@runtime_checkable
+class ArticleStore(Protocol):
+    """The library's source of truth: articles with their passages, sentences (and their
+    vectors), quotes and speakers, and the ``generation`` that goes up with every change the
+    indexes must follow. ``store.Store`` is it, on SQLite or PostgreSQL.
+
+    Ids are never reused, even after a delete, so an index file's ids always mean what they
+    meant when it was written. Bookkeeping around the articles has companion stores over the
+    same database: ``feed_store.FeedStore`` and ``WebPageStore`` (subscriptions, items seen,
+    page validators), ``scope_store.ScopeStore`` (a channel's scope) and ``audit_store.AuditLog``.
+    """
+
+    # -- bookkeeping
+
+    def generation(self) -> int:
+        """How many changes to articles, passages, sentences or quotes were ever made."""
+        ...
+
+    def meta_value(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Record ``meta[key]`` without making the index files stale."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """Rows in ``articles``, ``passages``, ``sentences`` and ``quotes``."""
+        ...
+
+    def close(self) -> None:
+        """Close this thread's connection (other threads keep theirs)."""
+        ...
+
+    # -- articles
+
+    def article_count(self) -> int: ...
+
+    def article(self, article_id: int, with_text: bool = False) -> Article | None: ...
+
+    def articles(self, ids: Sequence[int]) -> dict[int, Article]:
+        """The articles (without their text) of these ids; unknown ids are left out."""
+        ...
+
+    def list_articles(self, offset: int = 0, limit: int = 10, since: str = "", until: str = "") -> list[Article]:
+        """Articles newest first (by published date, else when added), added in [since, until)."""
+        ...
+
+    def find_by_key(self, key: str) -> tuple[int, str] | None:
+        """(id, content hash) of the article stored under ``key``."""
+        ...
+
+    def find_by_hash(self, content_hash: str) -> int | None: ...
+
+    def article_id_by_key_or_url(self, reference: str) -> int | None: ...
+
+    def article_ids(self) -> np.ndarray:
+        """Every article id, sorted."""
+        ...
+
+    def recent_articles(self, limit: int) -> list[tuple[int, str, str]]:
+        """(id, key, published) of the ``limit`` articles stored last, the last first."""
+        ...
+
+    def article_texts(self) -> Iterator[tuple[int, str]]: ...
+
+    def titles(self) -> list[str]: ...
+
+    # -- passages and sentences
+
+    def passages(self, ids: Sequence[int]) -> dict[int, Passage]: ...
+
+    def passage_ids(self) -> np.ndarray:
+        """Every passage id, sorted: what the keyword index must hold."""
+        ...
+
+    def iter_passage_texts(self) -> Iterator[tuple[int, str]]: ...
+
+    def passage_texts_of_article(self, article_id: int) -> list[tuple[int, str]]: ...
+
+    def article_ids_of_passages(self, passage_ids: Sequence[int]) -> dict[int, int]: ...
+
+    def sentences_of_passages(self, passage_ids: Sequence[int]) -> list[Sentence]: ...
+
+    def sentences_of_articles(self, article_ids: Sequence[int]) -> list[Sentence]: ...
+
+    def sentences_by_ids(self, ids: Sequence[int]) -> dict[int, Sentence]: ...
+
+    def sentence_ids(self) -> np.ndarray:
+        """Every sentence id, sorted: what the vector index must hold."""
+        ...
+
+    def sentence_ids_of_article(self, article_id: int) -> list[int]: ...
+
+    def sentence_passages(self, sentence_ids: Sequence[int]) -> dict[int, int]:
+        """Sentence id -> the id of its passage."""
+        ...
+
+    def sentence_vectors(self, ids: Sequence[int]) -> np.ndarray:
+        """The stored vectors, one row per id in the order given; ``KeyError`` for an unknown id."""
+        ...
+
+    def iter_sentence_vectors(self, batch: int = 20000) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(ids, vectors) of every sentence, in batches: what a vector index is rebuilt from."""
+        ...
+
+    # -- quotes and speakers
+
+    def quotes_of_articles(self, article_ids: Sequence[int]) -> list[Quote]: ...
+
+    def quotes_by_speakers(self, speakers: Sequence[str]) -> list[Quote]: ...
+
+    def quotes_by_ids(self, ids: Sequence[int]) -> dict[int, Quote]: ...
+
+    def speakers(self) -> dict[str, int]:
+        """Every named speaker and how many quotes they have."""
+        ...
+
+    def speaker_quote_ranges(self, speakers: Sequence[str]) -> np.ndarray:
+        """Rows of (quote id, first sentence id, last sentence id, partial, article id)."""
+        ...
+
+    def replace_all_quotes(
+        self, texts: Mapping[int, str], quotes: Mapping[int, Sequence[QuoteRow]], key: str, value: str
+    ) -> None:
+        """Every article's quotes replaced, and ``meta[key]`` set, in one write."""
+        ...
+
+    # -- writes (each one transaction, raising the generation)
+
+    def put_article(
+        self,
+        draft: ArticleDraft,
+        content_hash: str,
+        passages: Sequence[PassageRow],
+        sentences: Sequence[SentenceRow],
+        quotes: Sequence[QuoteRow],
+        replace_id: int | None,
+    ) -> StoredArticle:
+        """Store an article with everything derived from it, replacing ``replace_id``."""
+        ...
+
+    def delete_article(self, article_id: int) -> None:
+        """Delete an article; its passages, sentences, quotes and tags go with it."""
+        ...
+
+
+@runtime_checkable
+class StateStore(Protocol):
+    """The bot's own state: answers given (for the buttons under them, after a restart), votes,
+    conversation history, question channels, shares and each channel's scope, with retention.
+    ``bot.state.BotState`` is it, in its own SQLite file or the cluster's PostgreSQL.
+
+    Its companions share its database: ``bot.digest_store.DigestStore`` (digests and their
+    runs), ``bot.gap_store.GapStore`` (what Byline couldn't answer) and
+    ``bot.slack_installations`` (Slack workspaces). Seen Slack event ids and rate-limit buckets
+    are kept in memory or Redis, behind ``bot.event_dedupe.EventDedupe`` and
+    ``bot.limits.Limiter``, not here.
+    """
+
+    def save_answer(self, platform: str, user_id: str, question: str, answer: dict[str, Any]) -> str:
+        """Keep an answer (as its JSON); returns its new id."""
+        ...
+
+    def answer(self, answer_id: str) -> dict[str, Any] | None: ...
+
+    def answer_owner(self, answer_id: str) -> tuple[str, str] | None:
+        """(platform, user id) of whoever asked."""
+        ...
+
+    def mark_shared(self, answer_id: str, platform: str, channel_id: str, user_id: str) -> bool:
+        """Record a share; False when the answer was already shared (nothing recorded)."""
+        ...
+
+    def vote(self, answer_id: str, platform: str, user_id: str, vote: int) -> bool:
+        """Record or change a 👍 (1) or 👎 (-1); False when the answer is unknown."""
+        ...
+
+    def votes(self, answer_id: str) -> dict[str, int]:
+        """User id -> vote, for one answer."""
+        ...
+
+    def history(self, key: str) -> list[str]:
+        """The last few questions of a conversation, oldest first."""
+        ...
+
+    def remember(self, key: str, question: str) -> None: ...
+
+    def set_autoreply(self, platform: str, channel_id: str, on: bool, set_by: str) -> None: ...
+
+    def is_autoreply(self, platform: str, channel_id: str) -> bool: ...
+
+    def set_channel_scope(self, platform: str, channel_id: str, scope_json: str | None, set_by: str) -> None:
+        """Store a channel's scope (``retrieval.scope.Scope`` as JSON); ``None`` clears it."""
+        ...
+
+    def channel_scope(self, platform: str, channel_id: str) -> tuple[str, str, str] | None:
+        """(scope JSON, set by, updated at), or None when the channel has no scope."""
+        ...
+
+    def prune(self, days: int, now: datetime | None = None) -> int:
+        """Forget questions, answers, votes and user ids older than ``days``; rows removed."""
+        ...
+
+    def close(self) -> None: ...

@@ -290,8 +290,13 @@ class PostgresEngine:
         """A new psycopg connection (autocommit). ``keepalive``: for a session that holds a lock
         for a long time, TCP keepalives so that the server notices a vanished holder within
         about 25 s and frees its locks (the leader's, ``bot/leader.py``)."""
-        import psycopg
-
+        try:
+            import psycopg
+        except ImportError:
+            raise DatabaseUnavailable(
+                "A postgresql:// database (the cluster backend) needs psycopg, which is not installed: "
+                "run `pip install -e '.[cluster]'`."
+            ) from None
         options: dict[str, Any] = {}
         if keepalive and "host=/" not in self.url and "@/" not in self.url:  # not over a Unix socket
             options = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}

@@ -144,7 +144,7 @@ def _rank_passages(
     best_dense: dict[int, float] = {}
     second_dense: dict[int, float] = {}
     if len(sentence_ids):
-        passage_of = _passage_of_sentences(library, sentence_ids.tolist())
+        passage_of = library.store.sentence_passages(sentence_ids.tolist())
         # Hits come best first, so a passage's first hit is its best and the next its second.
         for sentence_id, cosine in zip(sentence_ids.tolist(), cosines.tolist(), strict=True):
             passage_id = passage_of.get(sentence_id)
@@ -164,12 +164,6 @@ def _rank_passages(
         pid: best_dense.get(pid, floor) + tuning.bm25_weight * bm25.get(pid, 0.0) for pid in set(best_dense) | set(bm25)
     }
     return sorted(fused.items(), key=lambda item: -item[1])
-
-
-def _passage_of_sentences(library: Library, sentence_ids: list[int]) -> dict[int, int]:
-    marks = ",".join("?" * len(sentence_ids))
-    rows = library.store._connect().execute(f"SELECT id, passage_id FROM sentences WHERE id IN ({marks})", sentence_ids)
-    return {row[0]: row[1] for row in rows}
 
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"

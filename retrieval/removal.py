@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .audit_store import AuditEntry, AuditLog
 from .library import Library
 from .models import Article
 from .store import Store, utc_now
@@ -20,17 +21,6 @@ from .web import normalise_url
 REMOVE_ACTION = "remove"
 # An id is at most this many digits; longer "numbers" are looked up as keys, never int()-ed.
 _MAX_ID_DIGITS = 18
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    id: int
-    at: str
-    actor: str
-    action: str
-    article_key: str
-    title: str
-    detail: str
 
 
 @dataclass
@@ -55,13 +45,10 @@ def find_article(store: Store, reference: str) -> Article | None:
         candidates.append(normalise_url(reference))
     else:
         candidates.append(str(Path(reference).expanduser().resolve()))  # file keys are absolute paths
-    connection = store._connect()
     for candidate in candidates:
-        row = connection.execute(
-            "SELECT id FROM articles WHERE key=? OR (url<>'' AND url=?) ORDER BY id LIMIT 1", (candidate, candidate)
-        ).fetchone()
-        if row is not None:
-            return store.article(int(row["id"]))
+        article_id = store.article_id_by_key_or_url(candidate)
+        if article_id is not None:
+            return store.article(article_id)
     return None
 
 
@@ -79,16 +66,11 @@ def remove_articles(library: Library, references: Sequence[str], actor: str, det
         return removal
     library.remove_articles(list(chosen))
     now = utc_now()
-    with library.store.transaction(reindex=False) as connection:
-        connection.executemany(
-            "INSERT INTO audit (at, actor, action, article_key, title, detail) VALUES (?, ?, ?, ?, ?, ?)",
-            [(now, actor, REMOVE_ACTION, a.key, a.title, detail) for a in chosen.values()],
-        )
+    AuditLog(library.store).add([(now, actor, REMOVE_ACTION, a.key, a.title, detail) for a in chosen.values()])
     removal.removed = list(chosen.values())
     return removal
 
 
 def audit_entries(store: Store, limit: int = 100) -> list[AuditEntry]:
     """The newest audit entries first."""
-    rows = store._connect().execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,))
-    return [AuditEntry(**dict(row)) for row in rows]
+    return AuditLog(store).newest(limit)

@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import BylineError
+from .feed_store import FeedStore
 from .ports import IdSet
+from .scope_store import ScopeStore
 
 if TYPE_CHECKING:
     from .models import Article
@@ -107,19 +109,16 @@ def _either(values: tuple[str, ...]) -> str:
 
 
 def known_outlets(store: Store) -> list[str]:
-    rows = store._connect().execute("SELECT DISTINCT source FROM articles WHERE source != '' ORDER BY source")
-    return [row[0] for row in rows]
+    return ScopeStore(store).outlets()
 
 
 def known_feeds(store: Store) -> list[tuple[str, str]]:
     """(URL, title) of every subscribed feed."""
-    rows = store._connect().execute("SELECT url, title FROM feeds ORDER BY url")
-    return [(row[0], row[1]) for row in rows]
+    return FeedStore(store).urls_and_titles()
 
 
 def known_tags(store: Store) -> list[str]:
-    rows = store._connect().execute("SELECT DISTINCT tag FROM article_tags ORDER BY tag")
-    return [row[0] for row in rows]
+    return ScopeStore(store).tags()
 
 
 def parse_entry(store: Store, text: str) -> tuple[str, str | int]:
@@ -251,52 +250,22 @@ def _article_date(published: str, added_at: str) -> str:
 
 def matching_articles(store: Store, scope: Scope, now: datetime | None = None) -> np.ndarray:
     """Ids of the scope's articles, newest first (as ``/sources`` orders them)."""
-    connection = store._connect()
-    conditions, values = [], []
-    if scope.outlets:
-        conditions.append(f"a.source IN ({','.join('?' * len(scope.outlets))})")
-        values += list(scope.outlets)
-    if scope.feeds:
-        conditions.append(
-            "a.key IN (SELECT i.article_key FROM feed_items i JOIN feeds f ON f.id = i.feed_id "
-            f"WHERE f.url IN ({','.join('?' * len(scope.feeds))}))"
-        )
-        values += list(scope.feeds)
-    if scope.tags:
-        marks = ",".join("?" * len(scope.tags))
-        conditions.append(f"a.id IN (SELECT article_id FROM article_tags WHERE tag IN ({marks}))")
-        values += list(scope.tags)
-    where = " AND ".join(conditions) or "1 = 1"
-    rows = connection.execute(
-        f"SELECT a.id, a.published, a.added_at FROM articles a WHERE {where} "
-        "ORDER BY COALESCE(NULLIF(a.published, ''), a.added_at) DESC, a.id DESC",
-        values,
-    ).fetchall()
+    rows = ScopeStore(store).article_dates(scope.outlets, scope.feeds, scope.tags)
     if scope.since_days:
         cutoff = _cutoff(scope.since_days, now or datetime.now(UTC))
         rows = [row for row in rows if _article_date(row[1], row[2]) >= cutoff]
     return np.array([row[0] for row in rows], dtype=np.int64)
 
 
-def _ids_of_articles(store: Store, table: str, article_ids: np.ndarray) -> np.ndarray:
-    cursor = store._connect().cursor()
-    cursor.row_factory = None
-    # One JSON parameter instead of thousands of "?": no limit on the scope's size.
-    rows = cursor.execute(
-        f"SELECT id FROM {table} WHERE article_id IN (SELECT value FROM json_each(?))",
-        (json.dumps(article_ids.tolist()),),
-    ).fetchall()
-    return np.array([row[0] for row in rows], dtype=np.int64)
-
-
 def resolve_now(store: Store, scope: Scope, now: datetime | None = None) -> ResolvedScope:
     """The scope's ids read from the store (uncached: see ``ScopeCache``)."""
     article_ids = matching_articles(store, scope, now)
+    rows = ScopeStore(store)
     return ResolvedScope(
         scope,
         article_ids,
-        IdSet(_ids_of_articles(store, "passages", article_ids)),
-        IdSet(_ids_of_articles(store, "sentences", article_ids)),
+        IdSet(rows.passage_ids_of_articles(article_ids)),
+        IdSet(rows.sentence_ids_of_articles(article_ids)),
         IdSet(article_ids),
     )
 
@@ -337,12 +306,6 @@ class ScopeCache:
 def articles_added(store: Store, scope: ResolvedScope, since: str, until: str, limit: int) -> list[Article]:
     """The scope's articles added in ``[since, until)``, newest first, at most ``limit`` (for a
     digest): selected in SQL before the limit, so a narrow scope is not crowded out of a busy window."""
-    rows = store._connect().execute(
-        "SELECT id FROM articles WHERE added_at >= ? AND (? = '' OR added_at < ?) "
-        "AND id IN (SELECT value FROM json_each(?)) "
-        "ORDER BY COALESCE(NULLIF(published, ''), added_at) DESC, id DESC LIMIT ?",
-        (since, until, until, json.dumps(scope.article_ids.tolist()), limit),
-    )
-    ids = [int(row[0]) for row in rows]
+    ids = ScopeStore(store).added_between(since, until, scope.article_ids, limit)
     found = store.articles(ids)
     return [found[i] for i in ids if i in found]

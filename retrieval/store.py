@@ -483,6 +483,38 @@ class Store(Database):
         with self.transaction() as connection:
             connection.execute("DELETE FROM articles WHERE id=?", (article_id,))
 
+    # -- reads for ingest, ranking, removal and the benchmarks (their SQL, moved here) ---------
+
+    def article_ids(self) -> np.ndarray:
+        """Every article id, sorted."""
+        return self._ids("articles")
+
+    def recent_articles(self, limit: int) -> list[tuple[int, str, str]]:
+        """(id, key, published) of the ``limit`` articles stored last, the last first."""
+        rows = self._connect().execute("SELECT id, key, published FROM articles ORDER BY id DESC LIMIT ?", (limit,))
+        return [(row["id"], row["key"], row["published"]) for row in rows]
+
+    def sentence_passages(self, sentence_ids: Sequence[int]) -> dict[int, int]:
+        """Sentence id -> the id of its passage."""
+        if not sentence_ids:
+            return {}
+        marks = ",".join("?" * len(sentence_ids))
+        rows = self._connect().execute(
+            f"SELECT id, passage_id FROM sentences WHERE id IN ({marks})", list(sentence_ids)
+        )
+        return {row[0]: row[1] for row in rows}
+
+    def article_id_by_key_or_url(self, reference: str) -> int | None:
+        """The id of the (first stored) article whose key or URL is ``reference``."""
+        row = (
+            self._connect()
+            .execute(
+                "SELECT id FROM articles WHERE key=? OR (url<>'' AND url=?) ORDER BY id LIMIT 1", (reference, reference)
+            )
+            .fetchone()
+        )
+        return int(row["id"]) if row is not None else None
+
 
 class _FreshIds:
     """Ids never used before in a table, even by deleted rows.

@@ -18,11 +18,12 @@ import lxml.html
 
 from .dedup import NearDuplicates, merge_near_duplicates
 from .errors import BylineError, UnreadableArticle
+from .feed_store import WebPageStore
 from .fetch import Fetcher, FetchResult
 from .html import html_to_draft
 from .library import IngestReport, Library
 from .models import ArticleDraft
-from .store import Store, utc_now
+from .store import Store
 
 log = logging.getLogger("byline.web")
 
@@ -73,7 +74,7 @@ class FetchedPage:
 
 def fetch_page(fetcher: Fetcher, store: Store, url: str) -> FetchedPage | None:
     """Fetch and extract one article page; ``None`` when it has not changed since last time."""
-    etag, last_modified, key = _validators(store, url)
+    etag, last_modified, key = WebPageStore(store).validators(url)
     if key and store.find_by_key(key) is None:
         etag = last_modified = ""  # the stored article is gone: fetch it whole again
     result = fetcher.fetch(url, "html", etag, last_modified)
@@ -90,27 +91,12 @@ def fetch_page(fetcher: Fetcher, store: Store, url: str) -> FetchedPage | None:
     return FetchedPage(draft, result)
 
 
-def _validators(store: Store, url: str) -> tuple[str, str, str]:
-    row = (
-        store._connect()
-        .execute("SELECT etag, last_modified, article_key FROM web_pages WHERE url=?", (url,))
-        .fetchone()
-    )
-    return (row["etag"], row["last_modified"], row["article_key"]) if row else ("", "", "")
-
-
 def remember_pages(store: Store, pages: Iterable[tuple[str, FetchedPage]]) -> None:
     """Record the validators of pages whose articles are now stored (or already were)."""
-    rows = [(url, page.draft.key, page.result.etag, page.result.last_modified, utc_now()) for url, page in pages]
+    rows = [(url, page.draft.key, page.result.etag, page.result.last_modified) for url, page in pages]
     if not rows:
         return
-    with store.transaction(reindex=False) as connection:
-        connection.executemany(
-            "INSERT INTO web_pages (url, article_key, etag, last_modified, fetched_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(url) DO UPDATE SET article_key=excluded.article_key, etag=excluded.etag, "
-            "last_modified=excluded.last_modified, fetched_at=excluded.fetched_at",
-            rows,
-        )
+    WebPageStore(store).remember(rows)
 
 
 def store_drafts(library: Library, drafts: Sequence[ArticleDraft], report: IngestReport | None = None) -> IngestReport:

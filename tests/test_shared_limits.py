@@ -22,9 +22,10 @@ from pathlib import Path
 import pytest
 
 from bot.config import Settings
-from bot.event_dedupe import EventDedupe, RecentIds, RedisEventDedupe
+from bot.event_dedupe import EventDedupe, RecentIds
 from bot.limits import Limiter, LimitSettings, RateLimiter
 from bot.redis_client import RETRY_AFTER_S, Outage, redis_client
+from bot.redis_dedupe import RedisEventDedupe
 from bot.redis_limits import RedisRateLimiter
 from bot.service import Service
 from bot.shared_state import SharedStateUnavailable, connect, shared_dedupe, shared_limiter
@@ -188,7 +189,7 @@ def test_redis_buckets_expire_once_they_would_be_full(redis_url: str) -> None:
 
 _WORKER = """
 import json, sys
-from bot.event_dedupe import RedisEventDedupe
+from bot.redis_dedupe import RedisEventDedupe
 from bot.limits import LimitSettings
 from bot.redis_limits import RedisRateLimiter
 from bot.shared_state import connect

@@ -1,0 +1,184 @@
+"""The ``gaps`` table (created by ``bot/state.py``): every abstention and every 👎, kept so that
+``bot/gaps.py`` can group and list what Byline couldn't answer.
+
+A companion of ``BotState`` as ``digest_store.py`` is: all of the table's SQL is here, and the
+grouping, the chat command and the terminal commands in ``gaps.py`` call these methods.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from retrieval.models import Answer
+from retrieval.store import utc_now
+
+from .state import BotState
+
+if TYPE_CHECKING:
+    from .service import Asker
+
+# The passages kept with a gap: the closest ones, or those a judged answer cited.
+CLOSEST_KEPT = 3
+ABSTAINED, DOWNVOTED = "abstained", "downvoted"
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One question Byline did not answer (``abstained``) or answered badly (``downvoted``)."""
+
+    id: int
+    kind: str
+    platform: str
+    channel_id: str
+    user_id: str
+    answer_id: str
+    question: str
+    refused_by: str
+    scope: str
+    closest: list[dict[str, Any]]
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "platform": self.platform,
+            "channel_id": self.channel_id,
+            "user_id": self.user_id,
+            "answer_id": self.answer_id,
+            "question": self.question,
+            "refused_by": self.refused_by,
+            "scope": self.scope,
+            "closest": self.closest,
+            "created_at": self.created_at,
+        }
+
+
+def _citation(data: dict[str, Any]) -> dict[str, Any]:
+    keys = ("article_id", "title", "source", "url", "published", "paragraph")
+    return {key: data.get(key, "") for key in keys}
+
+
+class GapStore:
+    """Reads and writes the ``gaps`` table through the connection helpers of ``BotState``."""
+
+    def __init__(self, state: BotState) -> None:
+        self.state = state
+
+    def record_abstention(self, asker: Asker, answer_id: str, answer: Answer, scope: str = "") -> None:
+        closest = [_citation(asdict(hit.citation)) for hit in answer.closest[:CLOSEST_KEPT]]
+        question = answer.standalone_question or answer.question
+        with self.state._write() as connection:
+            connection.execute(
+                "INSERT INTO gaps (kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
+                "closest_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    ABSTAINED,
+                    asker.platform,
+                    asker.channel_id,
+                    asker.user_id,
+                    answer_id,
+                    question,
+                    answer.refused_by,
+                    scope,
+                    json.dumps(closest),
+                    utc_now(),
+                ),
+            )
+
+    def record_vote(self, answer_id: str, asker: Asker, vote: int) -> None:
+        """A 👎 is kept as a gap; changing it to 👍 takes it back out."""
+        if vote > 0:
+            with self.state._write() as connection:
+                connection.execute(
+                    "DELETE FROM gaps WHERE kind=? AND answer_id=? AND platform=? AND user_id=?",
+                    (DOWNVOTED, answer_id, asker.platform, asker.user_id),
+                )
+            return
+        stored = self.state.answer(answer_id)
+        if stored is None:
+            return
+        # The passages the judged answer stood on; an abstention's are its closest ones.
+        cited = stored.get("citations") or [hit.get("citation", {}) for hit in stored.get("closest", [])]
+        closest = [_citation(citation) for citation in cited[:CLOSEST_KEPT]]
+        question = stored.get("standalone_question") or stored.get("question", "")
+        with self.state._write() as connection:
+            connection.execute(
+                "INSERT INTO gaps (kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
+                "closest_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, '', ?, ?) "
+                "ON CONFLICT(answer_id, platform, user_id) WHERE kind = 'downvoted' DO UPDATE SET "
+                "created_at=excluded.created_at, channel_id=excluded.channel_id",
+                (
+                    DOWNVOTED,
+                    asker.platform,
+                    asker.channel_id,
+                    asker.user_id,
+                    answer_id,
+                    question,
+                    stored.get("refused_by", ""),
+                    json.dumps(closest),
+                    utc_now(),
+                ),
+            )
+
+    def since(self, moment: datetime) -> list[Gap]:
+        rows = (
+            self.state._connect()
+            .execute(
+                "SELECT id, kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
+                "closest_json, created_at FROM gaps WHERE created_at >= ? ORDER BY created_at, id",
+                (stamp(moment),),
+            )
+            .fetchall()
+        )
+        return [
+            Gap(
+                id=row[0],
+                kind=row[1],
+                platform=row[2],
+                channel_id=row[3],
+                user_id=row[4],
+                answer_id=row[5],
+                question=row[6],
+                refused_by=row[7],
+                scope=row[8],
+                closest=json.loads(row[9]),
+                created_at=row[10],
+            )
+            for row in rows
+        ]
+
+    def votes(self, moment: datetime | None = None) -> list[dict[str, Any]]:
+        """Every vote (newest last) with the answer it judges, as ``byline feedback --json`` prints it."""
+        rows = (
+            self.state._connect()
+            .execute(
+                "SELECT f.answer_id, f.platform, f.user_id, f.vote, f.updated_at, a.user_id, a.question, "
+                "a.created_at, a.answer_json FROM feedback f JOIN answers a ON a.id = f.answer_id "
+                "WHERE f.updated_at >= ? ORDER BY f.updated_at, f.answer_id, f.user_id",
+                (stamp(moment) if moment else "",),
+            )
+            .fetchall()
+        )
+        return [
+            {
+                "answer_id": row[0],
+                "platform": row[1],
+                "voter": row[2],
+                "vote": "up" if row[3] > 0 else "down",
+                "value": row[3],
+                "voted_at": row[4],
+                "asked_by": row[5],
+                "question": row[6],
+                "asked_at": row[7],
+                "answer": json.loads(row[8]),
+            }
+            for row in rows
+        ]
+
+
+def stamp(moment: datetime) -> str:
+    """``moment`` as the stored UTC text, so that stamps compare as strings."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
