@@ -372,3 +372,43 @@ def test_two_bolt_apps_answer_a_redelivered_event_once(
 
 def posts(fake: FakeSlack, channel: str) -> list[Call]:
     return [c for c in fake.calls_to("chat.postMessage") if c.params["channel"] == channel]
+
+
+def test_a_signed_request_replayed_to_another_worker_is_refused_there_too(redis_url: str) -> None:  # noqa: F811
+    """Commands and button clicks carry no event id: each worker's guard shares the signatures it
+    accepted through Redis, so a captured request replayed to another worker gets the 409 too."""
+    import io
+
+    from bot.event_dedupe import SIGNATURE_PREFIX
+    from bot.slack_http_guard import SlackHttpGuard
+    from tests.test_hostile_slack import FORM, PATH, SECRET, signed
+
+    reached: list[bytes] = []
+
+    def app(environ: dict[str, object], start_response: Callable[..., object]) -> list[bytes]:
+        reached.append(environ["wsgi.input"].read())  # type: ignore[attr-defined]
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b""]
+
+    def guard() -> SlackHttpGuard:
+        shared = RedisEventDedupe(connect(redis_url)).with_prefix(SIGNATURE_PREFIX)
+        return SlackHttpGuard(app, SECRET, PATH, shared_signatures=shared)  # type: ignore[arg-type]
+
+    def send(to: SlackHttpGuard, body: bytes, headers: dict[str, str]) -> str:
+        environ = {
+            "PATH_INFO": PATH, "REQUEST_METHOD": "POST", "CONTENT_TYPE": FORM, "CONTENT_LENGTH": str(len(body)),
+            "wsgi.input": io.BytesIO(body), "REMOTE_ADDR": "127.0.0.1",
+        } | {"HTTP_" + name.upper().replace("-", "_"): value for name, value in headers.items()}  # fmt: skip
+        statuses: list[str] = []
+        to(environ, lambda status, _headers: statuses.append(status))  # type: ignore[arg-type]
+        return statuses[0]
+
+    first, second = guard(), guard()
+    body = b"command=%2Fsources&text=&user_id=U1&channel_id=C1&response_url=http%3A%2F%2F127.0.0.1%2Fr"
+    headers = signed(body)
+    assert send(first, body, headers).startswith("200")
+    assert send(second, body, headers).startswith("409")
+    assert reached == [body]
+    # A fresh signature of the same command (Slack's own next request) passes on either worker.
+    time.sleep(1.1)
+    assert send(second, body, signed(body)).startswith("200")
