@@ -41,7 +41,7 @@ def run(settings: Settings) -> int:
             source.close()
             target.close()
     print(f"Done and verified: {report.summary()}.")
-    for table, rows in sorted(report.tables.items()):
-        print(f"  {table}: {rows:,}")
+    filled = {table: rows for table, rows in sorted(report.tables.items()) if rows}
+    print("  " + ", ".join(f"{table} {rows:,}" for table, rows in filled.items()))
     print("Now set BYLINE_BACKEND=cluster (with the same URLs) and restart Byline.")
     return 0

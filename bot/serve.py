@@ -134,7 +134,7 @@ def start_retention(service: Service, days: int, stop: threading.Event) -> threa
 def _background(service: Service, settings: Settings, stop: threading.Event, health: Health) -> list[threading.Thread]:
     threads = [start_catch_up(service.library, min(CATCH_UP_SECONDS, settings.feed_interval), stop)]
     # Feeds, digests and retention act on a clock: only the leader of the workers runs them.
-    lock = leader_lock(settings.data_dir, service.state.engine)
+    lock = leader_lock(service.library.data_dir, service.state.engine)
     leadership = Leadership(
         lock, lambda jobs_stop: _singleton_jobs(service, settings, jobs_stop, health), settings.leader_try_seconds
     )

@@ -141,7 +141,7 @@ def test_migrate_to_cluster_copies_the_library_and_the_state_and_answers_the_sam
     monkeypatch.chdir(tmp_path)
     assert main(["migrate", "--to", "cluster"]) == 0
     printed = capsys.readouterr().out
-    assert "Done and verified" in printed and f"sentences: {counts['sentences']:,}" in printed
+    assert "Done and verified" in printed and f"sentences {counts['sentences']:,}" in printed
 
     cluster = Library.open(tmp_path / "elsewhere", embedder, Backend("cluster", postgres_url, qdrant))
     try:

@@ -115,7 +115,7 @@ def test_headless_serve_reports_health_and_metrics_and_exits_0_on_sigterm(seed_d
         _wait(lambda: _get(f"http://127.0.0.1:{port}/healthz")[0] in {200, 503}, 60, "the health endpoint")
         _wait(lambda: _get(f"http://127.0.0.1:{port}/healthz")[0] == 200, 120, "the model to be warm")
         status, body = _get(f"http://127.0.0.1:{port}/healthz")
-        assert json.loads(body) == {"status": "ready", "model_warm": True, "library_open": True}
+        assert json.loads(body) == {"status": "ready", "model_warm": True, "library_open": True, "leader": True}
         status, metrics = _get(f"http://127.0.0.1:{port}/metrics")
         assert status == 200
         for name in (
@@ -185,7 +185,7 @@ def test_healthz_is_503_until_the_model_is_warm_and_the_library_open() -> None:
         health.stopping = True
         assert _get(f"{base}/healthz") == (
             503,
-            json.dumps({"status": "stopping", "model_warm": True, "library_open": True}),
+            json.dumps({"status": "stopping", "model_warm": True, "library_open": True, "leader": False}),
         )
         health.feed_errors.inc()
         health.abstentions.labels(refused_by="names_absent").inc()
