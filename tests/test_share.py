@@ -196,4 +196,3 @@ def test_discord_share_button_works_after_a_restart(
         service.pool.shutdown()
         service.state.close()
         service.library.close()
-
