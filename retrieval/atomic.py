@@ -41,7 +41,43 @@ def write_bytes_atomically(path: Path, data: bytes) -> None:
     write_atomically(path, lambda temporary: temporary.write_bytes(data))
 
 
-class DirectoryLock:
+class ReentrantLock:
+    """One holder at a time across processes, re-entrant within a thread: the outermost ``hold``
+    takes the process-wide lock (``_acquire``, a subclass's), the last one out lets it go."""
+
+    def __init__(self) -> None:
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+
+    @contextmanager
+    def hold(self, blocking: bool = True) -> Iterator[bool]:
+        """Hold the lock for the block; yields False (without it) when ``blocking`` is False and
+        another holder has it."""
+        if not self._thread_lock.acquire(blocking=blocking):
+            yield False
+            return
+        try:
+            if self._depth == 0 and not self._acquire(blocking):
+                yield False
+                return
+            self._depth += 1
+            try:
+                yield True
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._release()
+        finally:
+            self._thread_lock.release()
+
+    def _acquire(self, blocking: bool) -> bool:
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        raise NotImplementedError
+
+
+class DirectoryLock(ReentrantLock):
     """One writer at a time across processes and threads: ``flock`` on a file in the directory.
 
     Two Byline processes on one data directory (``serve`` and a CLI ``ingest``) must not change
@@ -52,32 +88,17 @@ class DirectoryLock:
     """
 
     def __init__(self, path: Path) -> None:
+        super().__init__()
         self.path = path
-        self._thread_lock = threading.RLock()
-        self._depth = 0
         self._descriptor: int | None = None
 
-    @contextmanager
-    def hold(self, blocking: bool = True) -> Iterator[bool]:
-        """Hold the lock for the block; yields False (without it) when ``blocking`` is False and
-        another writer has it."""
-        if not self._thread_lock.acquire(blocking=blocking):
-            yield False
-            return
-        try:
-            if self._depth == 0 and not self._lock_file(blocking):
-                yield False
-                return
-            self._depth += 1
-            try:
-                yield True
-            finally:
-                self._depth -= 1
-                if self._depth == 0 and self._descriptor is not None:
-                    os.close(self._descriptor)  # closing the descriptor releases the flock
-                    self._descriptor = None
-        finally:
-            self._thread_lock.release()
+    def _acquire(self, blocking: bool) -> bool:
+        return self._lock_file(blocking)
+
+    def _release(self) -> None:
+        if self._descriptor is not None:
+            os.close(self._descriptor)  # closing the descriptor releases the flock
+            self._descriptor = None
 
     def _lock_file(self, blocking: bool) -> bool:
         try:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from .atomic import ReentrantLock
 from .errors import BylineError
 
 # The advisory lock keys: one for writers, one for migrations, per database (a lock key is
@@ -395,7 +396,7 @@ class PostgresEngine:
             self._local.connection = None
 
 
-class ServerLock:
+class ServerLock(ReentrantLock):
     """A lock held across processes and machines: a PostgreSQL session advisory lock.
 
     It has ``atomic.DirectoryLock``'s shape (``hold(blocking)``, re-entrant within a thread) so
@@ -405,32 +406,10 @@ class ServerLock:
     """
 
     def __init__(self, engine: PostgresEngine, name: str) -> None:
+        super().__init__()
         self.engine = engine
         self.key = lock_key(f"byline-lock:{engine.name}:{name}")
-        self._thread_lock = threading.RLock()
-        self._depth = 0
         self._session: Any = None
-
-    @contextmanager
-    def hold(self, blocking: bool = True) -> Iterator[bool]:
-        """Hold the lock for the block; yields False (without it) when ``blocking`` is False and
-        another process or thread has it."""
-        if not self._thread_lock.acquire(blocking=blocking):
-            yield False
-            return
-        try:
-            if self._depth == 0 and not self._acquire(blocking):
-                yield False
-                return
-            self._depth += 1
-            try:
-                yield True
-            finally:
-                self._depth -= 1
-                if self._depth == 0:
-                    self._release()
-        finally:
-            self._thread_lock.release()
 
     def _acquire(self, blocking: bool) -> bool:
         session = self.engine.open_session()
