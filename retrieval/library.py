@@ -120,6 +120,7 @@ class Library:
         # not safe for that, so both take this lock (held for milliseconds at a time).
         self.lock = threading.RLock()
         self.speakers: dict[str, int] = {}
+        self._article_count: int | None = None
         self.article_terms = ArticleTerms(store)
         # Channels' scopes resolved to id sets, reused until the articles change.
         self.scopes = ScopeCache()
@@ -447,7 +448,16 @@ class Library:
             self._save_indexes()
         self._articles_changed()
 
+    def article_count(self) -> int:
+        """How many articles the library holds; read once per change, not per answer (a count
+        is a table scan on PostgreSQL: 1.2 ms of every answer at 100k passages)."""
+        count = self._article_count
+        if count is None:
+            count = self._article_count = self.store.article_count()
+        return count
+
     def _articles_changed(self) -> None:
+        self._article_count = None
         self.speakers = self.store.speakers()
         self.article_terms.clear()
         self.scopes.clear()

@@ -46,7 +46,8 @@ import hashlib
 import math
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,13 @@ UPSERT_BATCH = 512
 SCROLL_PAGE = 2048
 # A fixed namespace, so that every process names a term's point the same way.
 _NAMESPACE = uuid.UUID("5d1f3a52-8c1e-4f5b-9d0e-6b7a1c2e3f40")
-_STATS_ID = str(uuid.uuid5(_NAMESPACE, "\0statistics"))
+STATS_ID = str(uuid.uuid5(_NAMESPACE, "\0statistics"))
+# The statistics of an index that has never held a passage.
+EMPTY_STATS: Mapping[str, Any] = {"passages": 0, "tokens": 0, "average": 0.0, "version": 0}
+
+
+# The arithmetic below is shared with ``qdrant_edge.py`` (the same layout over Qdrant's engine in
+# process), so that both keyword indexes encode, count and re-score alike.
 
 
 def term_index(term: str) -> int:
@@ -75,8 +82,108 @@ def term_index(term: str) -> int:
     return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=4).digest(), "big")
 
 
-def _term_id(term: str) -> str:
+def term_id(term: str) -> str:
+    """The id of the term's point in ``terms``."""
     return str(uuid.uuid5(_NAMESPACE, term))
+
+
+@dataclass(frozen=True)
+class Okapi:
+    """Okapi BM25's constants and the per-passage arithmetic (sparse.py's k1 and b)."""
+
+    k1: float = 1.2
+    b: float = 0.75
+
+    def idf(self, count: int, df: int) -> float:
+        return math.log(1 + (count - df + 0.5) / (df + 0.5)) if df else 0.0
+
+    def saturation(self, frequency: float, length: float, average: float) -> float:
+        return frequency * (self.k1 + 1) / (frequency + self.k1 * (1 - self.b + self.b * length / average))
+
+    def encode(self, counts: Mapping[str, int], length: int, average: float) -> dict[int, float]:
+        """The passage's sparse vector (index -> value) for a reference ``average`` length."""
+        values: dict[int, float] = {}
+        for term, frequency in counts.items():
+            # Colliding terms of one passage add up, as Qdrant would score the pair.
+            index = term_index(term)
+            values[index] = values.get(index, 0.0) + self.saturation(frequency, length, average)
+        return values
+
+    def exact(self, payload: Mapping[str, Any], idf: Mapping[str, float], average: float) -> float:
+        """A passage's BM25 with the statistics of now, from the term frequencies it stores."""
+        length = float(payload["length"])
+        return sum(
+            idf[term] * self.saturation(frequency, length, average)
+            for term, frequency in zip(payload["terms"], payload["counts"], strict=True)
+            if term in idf
+        )
+
+    def rescored(
+        self, hits: Iterable[tuple[int, Mapping[str, Any]]], stats: Mapping[str, Any], dfs: Mapping[str, int], k: int
+    ) -> list[tuple[int, float]]:
+        """The ``k`` best of Qdrant's candidates (id, payload) by exact BM25, best first."""
+        count, average = int(stats["passages"]), max(1.0, int(stats["tokens"]) / int(stats["passages"]))
+        idf = {term: self.idf(count, df) for term, df in dfs.items() if df}
+        scored = [(doc_id, self.exact(payload, idf, average)) for doc_id, payload in hits]
+        scored.sort(key=lambda hit: -hit[1])
+        return [hit for hit in scored[:k] if hit[1] > 0]
+
+
+def passage_payload(counts: Mapping[str, int], length: int, average: float) -> dict[str, Any]:
+    """What a passage's point stores besides its vector (see the module docstring)."""
+    terms = sorted(counts)
+    return {"length": length, "terms": terms, "counts": [counts[t] for t in terms], "average": average}
+
+
+def stats_after_add(
+    stats: Mapping[str, Any],
+    dfs: Mapping[str, int],
+    counts: Mapping[str, int],
+    length: int,
+    drift: float,
+    added: int = 1,
+) -> tuple[dict[str, Any], float, bool]:
+    """(the statistics with a passage of ``length`` tokens and these term ``counts`` added, the
+    reference average to encode with, whether every vector must be re-encoded with it). For
+    ``added`` passages at once, ``length`` is their tokens in all and ``counts`` their terms."""
+    passages, total = int(stats["passages"]) + added, int(stats["tokens"]) + length
+    average = float(stats["average"]) or max(1.0, length / added)
+    true_average = max(1.0, total / passages)
+    reencode = abs(true_average / average - 1) > drift
+    if reencode:
+        average = true_average
+    new_terms = any(not dfs[t] for t in counts)
+    now = {"passages": passages, "tokens": total, "average": average, "version": int(stats["version"]) + new_terms}
+    return now, average, reencode
+
+
+def stats_after_remove(
+    stats: Mapping[str, Any], dfs: Mapping[str, int], length: int
+) -> tuple[dict[str, Any], dict[str, int], list[str]]:
+    """(the statistics with a passage of ``length`` tokens removed, its terms' new dfs for those
+    still held, the terms no passage holds any more)."""
+    gone = [t for t, df in dfs.items() if df <= 1]
+    kept = {t: df - 1 for t, df in dfs.items() if df > 1}
+    removed = {
+        **stats,
+        "passages": max(0, int(stats["passages"]) - 1),
+        "tokens": max(0, int(stats["tokens"]) - length),
+        "version": int(stats["version"]) + bool(gone),
+    }
+    return removed, kept, gone
+
+
+def query_indices(dfs: Mapping[str, int]) -> list[int]:
+    """The sparse indices of the query terms some passage holds: a repeated query term counts
+    once, as in sparse.py, and colliding terms share one index."""
+    return sorted({term_index(term) for term, df in dfs.items() if df})
+
+
+def candidates(k: int, rescore: bool) -> int:
+    """How many of Qdrant's best a search asks for: when re-scoring, ``2k + 10``, room for
+    passages whose stored vectors, encoded with an average up to ``drift`` off, rank them a
+    little too low."""
+    return 2 * k + 10 if rescore else k
 
 
 class QdrantKeywordIndex:
@@ -100,6 +207,7 @@ class QdrantKeywordIndex:
         self.terms = terms
         self.k1 = k1
         self.b = b
+        self.okapi = Okapi(k1, b)
         # How far the true average length may move from the encoding one before every vector
         # is re-encoded (math.inf: never, the first passages' average stays the estimate).
         self.drift = drift
@@ -181,13 +289,10 @@ class QdrantKeywordIndex:
     def _records(self, terms: Iterable[str]) -> tuple[dict[str, Any], dict[str, int]]:
         """The statistics point's payload and each term's df (0 when unknown), in one request."""
         wanted = sorted(set(terms))
-        found = self.client.retrieve(self.terms, ids=[_STATS_ID, *map(_term_id, wanted)], with_payload=True)
+        found = self.client.retrieve(self.terms, ids=[STATS_ID, *map(term_id, wanted)], with_payload=True)
         by_id = {str(p.id): p.payload or {} for p in found}
-        stats = by_id.get(_STATS_ID) or {"passages": 0, "tokens": 0, "average": 0.0, "version": 0}
-        return stats, {t: int(by_id.get(_term_id(t), {}).get("df", 0)) for t in wanted}
-
-    def _idf(self, count: int, df: int) -> float:
-        return math.log(1 + (count - df + 0.5) / (df + 0.5)) if df else 0.0
+        stats = by_id.get(STATS_ID) or dict(EMPTY_STATS)
+        return stats, {t: int(by_id.get(term_id(t), {}).get("df", 0)) for t in wanted}
 
     def count(self) -> int:
         return int(self.client.count(self.passages, exact=True).count)
@@ -201,7 +306,7 @@ class QdrantKeywordIndex:
         """How rare each query term is (0 for a term no passage has), by sparse.py's formula."""
         stats, dfs = self._records(tokens)
         count = max(1, int(stats["passages"]))
-        return {term: self._idf(count, df) for term, df in dfs.items()}
+        return {term: self.okapi.idf(count, df) for term, df in dfs.items()}
 
     def sorted_terms(self) -> list[str]:
         """Every indexed term in order; cached until the statistics' version changes (any
@@ -216,43 +321,20 @@ class QdrantKeywordIndex:
 
     # Writes -----------------------------------------------------------------------------
 
-    def _saturation(self, frequency: float, length: float, average: float) -> float:
-        return frequency * (self.k1 + 1) / (frequency + self.k1 * (1 - self.b + self.b * length / average))
-
     def _point(self, doc_id: int, counts: dict[str, int], length: int, average: float) -> models.PointStruct:
-        values: dict[int, float] = {}
-        for term, frequency in counts.items():
-            # Colliding terms of one passage add up, as Qdrant would score the pair.
-            index = term_index(term)
-            values[index] = values.get(index, 0.0) + self._saturation(frequency, length, average)
+        values = self.okapi.encode(counts, length, average)
         vector = models.SparseVector(indices=list(values), values=list(values.values()))
-        terms = sorted(counts)
-        payload = {"length": length, "terms": terms, "counts": [counts[t] for t in terms], "average": average}
-        return models.PointStruct(id=doc_id, vector={VECTOR: vector}, payload=payload)
+        return models.PointStruct(id=doc_id, vector={VECTOR: vector}, payload=passage_payload(counts, length, average))
 
     def add(self, doc_id: int, tokens: list[str]) -> None:
         if self.client.retrieve(self.passages, ids=[doc_id], with_payload=False):
             self.remove(doc_id, tokens)  # as sparse.py does; re-adding is not part of the contract
         counts = Counter(tokens)
         stats, dfs = self._records(counts)
-        passages, total = int(stats["passages"]) + 1, int(stats["tokens"]) + len(tokens)
-        average = float(stats["average"]) or max(1.0, float(len(tokens)))
-        true_average = max(1.0, total / passages)
-        reencode = abs(true_average / average - 1) > self.drift
-        if reencode:
-            average = true_average
+        stats, average, reencode = stats_after_add(stats, dfs, counts, len(tokens), self.drift)
         self.client.upsert(self.passages, points=[self._point(doc_id, counts, len(tokens), average)], wait=True)
-        new_terms = [t for t in counts if not dfs[t]]
-        stats = {
-            "passages": passages,
-            "tokens": total,
-            "average": average,
-            "version": int(stats["version"]) + bool(new_terms),
-        }
-        records = [models.PointStruct(id=_STATS_ID, vector={}, payload=stats)]
-        records += [
-            models.PointStruct(id=_term_id(t), vector={}, payload={"term": t, "df": dfs[t] + 1}) for t in counts
-        ]
+        records = [models.PointStruct(id=STATS_ID, vector={}, payload=stats)]
+        records += [models.PointStruct(id=term_id(t), vector={}, payload={"term": t, "df": dfs[t] + 1}) for t in counts]
         self._upsert(self.terms, records)
         if reencode:
             self._reencode(average)
@@ -267,21 +349,11 @@ class QdrantKeywordIndex:
         length, terms = int(payload.get("length", len(tokens))), list(payload.get("terms", set(tokens)))
         self.client.delete(self.passages, points_selector=models.PointIdsList(points=[doc_id]), wait=True)
         stats, dfs = self._records(terms)
-        gone = [t for t, df in dfs.items() if df <= 1]
-        kept = [
-            models.PointStruct(id=_term_id(t), vector={}, payload={"term": t, "df": df - 1})
-            for t, df in dfs.items()
-            if df > 1
-        ]
-        stats = {
-            **stats,
-            "passages": max(0, int(stats["passages"]) - 1),
-            "tokens": max(0, int(stats["tokens"]) - length),
-            "version": int(stats["version"]) + bool(gone),
-        }
-        self._upsert(self.terms, [models.PointStruct(id=_STATS_ID, vector={}, payload=stats), *kept])
+        stats, dfs, gone = stats_after_remove(stats, dfs, length)
+        kept = [models.PointStruct(id=term_id(t), vector={}, payload={"term": t, "df": df}) for t, df in dfs.items()]
+        self._upsert(self.terms, [models.PointStruct(id=STATS_ID, vector={}, payload=stats), *kept])
         if gone:
-            self.client.delete(self.terms, points_selector=models.PointIdsList(points=[_term_id(t) for t in gone]))
+            self.client.delete(self.terms, points_selector=models.PointIdsList(points=[term_id(t) for t in gone]))
 
     def _reencode(self, average: float) -> None:
         """Encode every passage's vector with the new reference ``average``, from the terms it
@@ -325,39 +397,22 @@ class QdrantKeywordIndex:
         if not terms or k <= 0 or (within is not None and not len(within)):
             return []
         stats, dfs = self._records(terms)
-        present = sorted(t for t, df in dfs.items() if df)
-        if not present or not stats["passages"]:
+        indices = query_indices(dfs)
+        if not indices or not stats["passages"]:
             return []
-        # A repeated query term counts once, as in sparse.py; colliding terms share one index.
-        indices = sorted({term_index(term) for term in present})
         query = models.SparseVector(indices=indices, values=[1.0] * len(indices))
         wanted = None if within is None else within.form("qdrant-filter", partial(_has_ids, within))
-        # Qdrant's best 2k + 10 are re-scored: room for passages whose stored vectors, encoded
-        # with an average up to ``drift`` off, rank them a little too low.
         points = self.client.query_points(
             self.passages,
             query=query,
             using=VECTOR,
-            limit=2 * k + 10 if self.rescore else k,
+            limit=candidates(k, self.rescore),
             query_filter=wanted,
             with_payload=["length", "terms", "counts"] if self.rescore else False,
         ).points
         if not self.rescore:
             return [(int(p.id), float(p.score)) for p in points]
-        count, average = int(stats["passages"]), max(1.0, int(stats["tokens"]) / int(stats["passages"]))
-        idf = {term: self._idf(count, dfs[term]) for term in present}
-        scored = [(int(p.id), self._exact(p.payload or {}, idf, average)) for p in points]
-        scored.sort(key=lambda hit: -hit[1])
-        return [hit for hit in scored[:k] if hit[1] > 0]
-
-    def _exact(self, payload: dict[str, Any], idf: dict[str, float], average: float) -> float:
-        """A passage's BM25 with the statistics of now, from the term frequencies it stores."""
-        length = float(payload["length"])
-        return sum(
-            idf[term] * self._saturation(frequency, length, average)
-            for term, frequency in zip(payload["terms"], payload["counts"], strict=True)
-            if term in idf
-        )
+        return self.okapi.rescored(((int(p.id), p.payload or {}) for p in points), stats, dfs, k)
 
 
 def _has_ids(within: IdSet) -> models.Filter:

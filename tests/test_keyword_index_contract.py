@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,22 +48,54 @@ def _qdrant_new_client_view(index: KeywordIndex) -> KeywordIndex:
     return QdrantKeywordIndex(index.client, where=index.where)
 
 
+# The edge shards' folders: one per index, all removed when the test process ends.
+_EDGE_FOLDERS = tempfile.TemporaryDirectory(prefix="byline-edge-test-")
+
+
+def _edge_in_folder() -> KeywordIndex:
+    from retrieval.qdrant_edge import EdgeKeywordIndex
+
+    return EdgeKeywordIndex(Path(tempfile.mkdtemp(dir=_EDGE_FOLDERS.name)))
+
+
+def _edge_reopened(index: KeywordIndex) -> KeywordIndex:
+    # What a new process loads from the flushed shards: one process opens a shard folder at a
+    # time (its write-ahead log is locked) and the test reads the old index too, so a copy.
+    from retrieval.qdrant_edge import EdgeKeywordIndex
+
+    assert isinstance(index, EdgeKeywordIndex)
+    index.passages.flush()
+    index.terms.flush()
+    copy = Path(tempfile.mkdtemp(dir=_EDGE_FOLDERS.name)) / "copy"
+    shutil.copytree(index.path, copy)
+    return EdgeKeywordIndex(copy)
+
+
 HAS_QDRANT = importlib.util.find_spec("qdrant_client") is not None
 NO_QDRANT = (
     "qdrant-client is not installed, so the Qdrant backend is not tested: install the test extra, "
     "which includes it (pip install -e '.[test]'), or the cluster extra"
+)
+HAS_EDGE = HAS_QDRANT and importlib.util.find_spec("qdrant_edge") is not None
+NO_EDGE = (
+    "qdrant-edge-py (or qdrant-client) is not installed, so Qdrant's engine in process is not tested: "
+    "install the test extra, which includes them (pip install -e '.[test]')"
 )
 
 # name -> (a new empty index, the same index as a new process reads it back)
 BACKENDS: dict[str, tuple[Callable[[], KeywordIndex], Callable[[KeywordIndex], KeywordIndex]]] = {
     "bm25": (SparseIndex, _bm25_round_trip),
     "qdrant": (_qdrant_in_memory, _qdrant_new_client_view),
+    "qdrant-edge": (_edge_in_folder, _edge_reopened),
 }
+_NEEDS = {"qdrant": (HAS_QDRANT, NO_QDRANT), "qdrant-edge": (HAS_EDGE, NO_EDGE)}
 
 
 @pytest.fixture(
     params=[
-        pytest.param(name, marks=pytest.mark.skipif(not HAS_QDRANT, reason=NO_QDRANT)) if name == "qdrant" else name
+        pytest.param(name, marks=pytest.mark.skipif(not _NEEDS[name][0], reason=_NEEDS[name][1]))
+        if name in _NEEDS
+        else name
         for name in sorted(BACKENDS)
     ]
 )

@@ -28,6 +28,11 @@ NO_QDRANT = (
     "qdrant-client is not installed, so the Qdrant backend is not tested: install the test extra, "
     "which includes it (pip install -e '.[test]'), or the cluster extra"
 )
+HAS_EDGE = HAS_QDRANT and importlib.util.find_spec("qdrant_edge") is not None
+NO_EDGE = (
+    "qdrant-edge-py (or qdrant-client) is not installed, so Qdrant's engine in process is not tested: "
+    "install the test extra, which includes them (pip install -e '.[test]')"
+)
 
 
 class Backend(Protocol):
@@ -69,14 +74,39 @@ class QdrantLocalBackend:
         return QdrantIndex.open(path=self.folder)
 
 
+@dataclass
+class QdrantEdgeBackend:
+    """Qdrant's engine in process (qdrant-edge-py): a shard in a folder, reopened from it."""
+
+    folder: Path
+
+    def make(self, saved: bool = False) -> VectorIndex:
+        from retrieval.qdrant_edge import EdgeVectorIndex
+
+        return EdgeVectorIndex(self.folder)
+
+    def reopen(self, index: VectorIndex) -> VectorIndex:
+        from retrieval.qdrant_edge import EdgeVectorIndex
+
+        assert isinstance(index, EdgeVectorIndex)
+        index.close()
+        return EdgeVectorIndex(self.folder)
+
+
 @pytest.fixture(
     params=[
         "faiss",
         pytest.param("qdrant", marks=pytest.mark.skipif(not HAS_QDRANT, reason=NO_QDRANT)),
+        pytest.param("qdrant-edge", marks=pytest.mark.skipif(not HAS_EDGE, reason=NO_EDGE)),
     ]
 )
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    yield FaissBackend() if request.param == "faiss" else QdrantLocalBackend(tmp_path / "qdrant")
+    if request.param == "faiss":
+        yield FaissBackend()
+    elif request.param == "qdrant":
+        yield QdrantLocalBackend(tmp_path / "qdrant")
+    else:
+        yield QdrantEdgeBackend(tmp_path / "qdrant-edge")
 
 
 @pytest.fixture

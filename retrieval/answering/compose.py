@@ -37,7 +37,7 @@ def abstain(
         if ranked is None and vector is not None and library.dense.count():
             ranked = _rank_passages(library, vector, tokens, tuning, scope)
         closest = hits(library, ranked[:3]) if ranked else []
-    count = scope.article_count if scope is not None else library.store.article_count()
+    count = scope.article_count if scope is not None else library.article_count()
     answer = Answer(
         question=question.text,
         answered=False,
@@ -87,7 +87,7 @@ def finish(
         spans=spans,
         citations=citations.items,
         message=message,
-        article_count=library.store.article_count(),
+        article_count=library.article_count(),
         interpreted_as=_interpretation(question),
         standalone_question=question.standalone,
     )
