@@ -28,7 +28,7 @@ from .atomic import DirectoryLock
 from .dense import DenseIndex
 from .errors import BylineError
 from .index_files import LOCK_FILE, LoadedIndexes, read_indexes, write_indexes
-from .ports import KeywordIndex, SavedToFile, VectorIndex
+from .ports import IdSet, KeywordIndex, SavedToFile, VectorIndex
 from .sparse import SparseIndex
 from .text import search_tokens
 
@@ -180,7 +180,7 @@ class SharedIndexes:
         if not isinstance(store.engine, PostgresEngine):
             raise BackendError("the cluster backend keeps its articles in PostgreSQL: give it a postgresql:// URL")
         self.store = store
-        self.dense = dense
+        self.dense: VectorIndex = StoreRescoredVectors(dense, store)
         self.sparse = sparse
         self.writer: WriterLock = ServerLock(store.engine, "library-writer")
 
@@ -259,6 +259,45 @@ class SharedIndexes:
 
     def save(self, dense: VectorIndex, sparse: KeywordIndex, generation: int) -> None:
         self.store.set_meta(INDEX_GENERATION_KEY, str(generation))
+
+
+class StoreRescoredVectors:
+    """A shared vector index whose stored vectors, for exact re-scoring, are read from the store.
+
+    Searching goes to Qdrant; the candidates' own vectors (``vectors``) come from the store's
+    copy in one SQL query, which at ~100k passages takes a fraction of fetching them from Qdrant
+    as JSON lists (bench/bench_cluster_ask.py). They are the float16 copy every index is rebuilt
+    from, so the scores equal those of a FAISS index rebuilt from the same store.
+    """
+
+    def __init__(self, index: VectorIndex, store: Store) -> None:
+        self.index = index
+        self.store = store
+
+    @property
+    def kind(self) -> str:
+        return self.index.kind
+
+    def count(self) -> int:
+        return self.index.count()
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        self.index.add(ids, vectors)
+
+    def remove(self, ids: list[int]) -> None:
+        self.index.remove(ids)
+
+    def search(self, vector: np.ndarray, k: int, within: IdSet | None = None) -> tuple[np.ndarray, np.ndarray]:
+        return self.index.search(vector, k, within)
+
+    def vectors(self, ids: list[int]) -> np.ndarray:
+        return self.store.sentence_vectors(ids)
+
+    def ids(self) -> np.ndarray:
+        return self.index.ids()
+
+    def needs_new_type(self) -> bool:
+        return self.index.needs_new_type()
 
 
 def _passage_texts(store: Store, wanted: set[int]) -> Iterator[tuple[int, str]]:

@@ -458,6 +458,7 @@ class Library:
 
     def _articles_changed(self) -> None:
         self._article_count = None
+        self.store.forget_articles()
         self.speakers = self.store.speakers()
         self.article_terms.clear()
         self.scopes.clear()

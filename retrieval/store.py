@@ -7,6 +7,8 @@ records the generation it reflects, so a stale index is detected at start.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -143,6 +145,9 @@ _MIGRATIONS: list[str] = [
 ]
 
 
+# Articles kept by ``Store.article`` (with their text: ~5 KB each, so ~3 MB at most).
+ARTICLE_CACHE = 512
+
 _SENTENCE_COLUMNS = "SELECT id, article_id, passage_id, paragraph, start, end, text FROM sentences"
 
 
@@ -195,6 +200,17 @@ class Store(Database):
     def __init__(self, location: Path | str) -> None:
         # A path: the embedded SQLite file; a postgresql:// URL: the cluster backend's server.
         super().__init__(location, _MIGRATIONS, name="articles")
+        # Articles read by id. A stored article never changes under its id (a new version gets
+        # new ids), so only a deletion makes an entry stale: this process's deletions drop it,
+        # another process's are forgotten with the rest when the library catches up
+        # (``forget_articles``). An answer reads the same few articles many times over.
+        self._article_cache: OrderedDict[tuple[int, bool], Article] = OrderedDict()
+        self._article_cache_lock = threading.Lock()
+
+    def forget_articles(self) -> None:
+        """Drop the articles read so far (another process may have deleted some)."""
+        with self._article_cache_lock:
+            self._article_cache.clear()
 
     @contextmanager
     def transaction(self, reindex: bool = True) -> Iterator[Connection]:
@@ -260,9 +276,22 @@ class Store(Database):
         return row["id"] if row else None
 
     def article(self, article_id: int, with_text: bool = False) -> Article | None:
+        key = (article_id, with_text)
+        with self._article_cache_lock:
+            found = self._article_cache.get(key)
+            if found is not None:
+                self._article_cache.move_to_end(key)
+                return found
         columns = "*" if with_text else "id, key, title, source, url, published, author, added_at"
         row = self._connect().execute(f"SELECT {columns} FROM articles WHERE id=?", (article_id,)).fetchone()
-        return _article(row) if row else None
+        if not row:
+            return None
+        article = _article(row)
+        with self._article_cache_lock:
+            self._article_cache[key] = article
+            if len(self._article_cache) > ARTICLE_CACHE:
+                self._article_cache.popitem(last=False)
+        return article
 
     def articles(self, ids: Sequence[int]) -> dict[int, Article]:
         if not ids:
@@ -399,6 +428,7 @@ class Store(Database):
         """Store an article with everything derived from it, replacing an old version."""
         with self.transaction() as connection:
             if replace_id is not None:
+                self.forget_articles()
                 connection.execute("DELETE FROM articles WHERE id=?", (replace_id,))
             ids = _FreshIds(connection)
             cursor = connection.execute(
@@ -487,6 +517,7 @@ class Store(Database):
         return {row["id"]: _sentence(row) for row in self._rows_where_in(_SENTENCE_COLUMNS, "id", ids)}
 
     def delete_article(self, article_id: int) -> None:
+        self.forget_articles()
         with self.transaction() as connection:
             connection.execute("DELETE FROM articles WHERE id=?", (article_id,))
 
