@@ -237,13 +237,20 @@ def recall_nprobe(path: Path) -> tuple[int | None, list[dict[str, object]]]:
     return (max(found) if found else None), results
 
 
+def byline_nprobe(cells: int) -> int:
+    """The nprobe Byline's IVF index searches with (``retrieval.dense``)."""
+    from retrieval.dense import _nprobe
+
+    return _nprobe(cells)
+
+
 def dense_ms(m: Measured, vectors: float, nprobe_rule: str, recall_probe: int | None) -> float:
     """Search time: the flat scan below the IVF threshold, else the coarse scan of the cells
     plus ``nprobe`` cells of ``vectors / nlist`` vectors each."""
     cells = choose_cells(int(vectors))
     if cells == 0:
         return 1000 * m.scan_s_per_vector * vectors
-    nprobe = max(8, cells // 24) if nprobe_rule == "byline" else (recall_probe or max(8, cells // 24))
+    nprobe = byline_nprobe(cells) if nprobe_rule == "byline" else (recall_probe or byline_nprobe(cells))
     return 1000 * m.scan_s_per_vector * (cells + min(nprobe, cells) * vectors / cells)
 
 
@@ -375,7 +382,7 @@ def print_growth(m: Measured, args: argparse.Namespace, recall_probe: int | None
     for articles in (1_713, 10_000, 100_000, 1_000_000, 10_000_000):
         vectors = articles * m.sentences_per_article
         cells = choose_cells(int(vectors))
-        nprobe = max(8, cells // 24) if cells else 0
+        nprobe = byline_nprobe(cells) if cells else 0
         byline, recall = dense_ms(m, vectors, "byline", recall_probe), dense_ms(m, vectors, "recall", recall_probe)
         bm25, ask = sparse_ms(m, articles * m.passages_per_article), ask_ms(m, articles, "byline", recall_probe)
         print(
@@ -384,8 +391,8 @@ def print_growth(m: Measured, args: argparse.Namespace, recall_probe: int | None
             f"{process_gib(m, articles):>8.2f} {articles * m.sqlite_bytes_per_article / GIB:>8.2f} "
             f"{articles * m.sentences_per_article / m.ingest_rate / 3600:>8.1f}"
         )
-    print("  dense: Byline's nprobe (cells/24) scans 1/24 of the vectors, so it grows with n; a fixed nprobe")
-    print("  (dense@0.98) grows with sqrt(n) (4*sqrt(n) cells to scan + nprobe cells of sqrt(n)/4 vectors)")
+    print("  dense: Byline's nprobe (cells/12, at most 128) and the fixed nprobe for 0.98 (dense@0.98) both grow")
+    print("  with sqrt(n) once capped (4*sqrt(n) cells to compare + nprobe cells of sqrt(n)/4 vectors)")
 
 
 def print_plan(m: Measured, args: argparse.Namespace, recall_probe: int | None) -> None:
