@@ -256,6 +256,32 @@ def test_the_project_ships_a_container_and_a_unit() -> None:
     assert "KillSignal=SIGTERM" in (PROJECT / "deploy" / "byline.service").read_text()
 
 
+def test_the_compose_cluster_profile_runs_the_engines_two_bot_workers_and_an_embedder(tmp_path: Path) -> None:
+    import yaml
+
+    from bot.config import Settings
+
+    services = yaml.safe_load((PROJECT / "docker-compose.yml").read_text())["services"]
+    cluster = {name for name, service in services.items() if "cluster" in service.get("profiles", [])}
+    assert cluster == {"qdrant", "postgres", "redis", "byline-1", "byline-2", "embedder", "balancer"}
+    assert "profiles" not in services["byline"]  # the default stays the one embedded service
+    shards = []
+    for name in ("byline-1", "byline-2", "embedder"):
+        environment = {key: str(value) for key, value in services[name]["environment"].items()}
+        environment["BYLINE_DATABASE_URL"] = "postgresql://byline:pw@postgres:5432/byline"
+        environment["BYLINE_DATA_DIR"] = str(tmp_path / name)  # /data exists in the container only
+        settings = Settings.from_env(environment)  # every value is one Byline accepts
+        assert (settings.backend, settings.qdrant_url, settings.redis_url) == (
+            "cluster",
+            "http://qdrant:6333",
+            "redis://redis:6379/0",
+        )
+        shards.append(settings.discord_shard_ids)
+    assert shards[:2] == [(0,), (1,)] and services["embedder"]["command"] == ["worker"]
+    balancer = (PROJECT / "deploy" / "nginx-cluster.conf").read_text()
+    assert "server byline-1:3000" in balancer and "server byline-2:3000" in balancer
+
+
 def test_a_taken_port_stops_a_headless_serve_with_one_line(seed_data_dir: Path, tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     shutil.copytree(seed_data_dir, data_dir)
