@@ -30,7 +30,7 @@ BIN = Path(sys.executable).parent
 SKIPPED = {
     "byline feeds add https://feeds.bbci.co.uk/sport/football/rss.xml": "fetches a feed from the internet",
     "byline ingest https://www.bbc.co.uk/sport/football/articles/abc123 seeds/": "fetches a page from the internet",
-    "byline migrate --to cluster": "needs a PostgreSQL and a Qdrant server (tests/test_cluster_backend.py runs it on them)",
+    "byline migrate --to cluster": "needs a PostgreSQL and a Qdrant server (tests/test_cluster_backend.py runs it)",
 }
 SKIPPED_ADD = "https://feeds.bbci.co.uk/sport/football/rss.xml"
 
