@@ -160,7 +160,9 @@ class Leadership:
 
     def _lead(self, stop: threading.Event) -> None:
         self.terms += 1
-        log.info("Leader (%s): running feed polling, digests and retention here.", self.name)
+        # Worth a line among many workers; one process on its own data directory always leads.
+        level = logging.INFO if isinstance(self.lock, ServerLeaderLock) else logging.DEBUG
+        log.log(level, "Leader (%s): running feed polling, digests and retention here.", self.name)
         jobs_stop = threading.Event()
         self.leading.set()
         threads = self.start_jobs(jobs_stop)
