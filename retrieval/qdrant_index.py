@@ -32,6 +32,35 @@ class QdrantUnavailable(BylineError):
     """Qdrant could not be opened or reached; the message says where and what to do."""
 
 
+def open_client(
+    path: Path | None, url: str | None, api_key: str | None = None, timeout: int = 10
+) -> tuple[QdrantClient, str]:
+    """A client of local mode in the folder ``path`` or of the server at ``url`` (exactly one),
+    and where that is, for messages. Raises ``QdrantUnavailable`` for a folder another client holds."""
+    if (path is None) == (url is None):
+        raise ValueError("give exactly one of path= (local mode) or url= (a Qdrant server)")
+    if path is not None:
+        path.mkdir(parents=True, exist_ok=True)
+        # Local mode commits each point to SQLite on its own (measured here: 18 ms a point,
+        # 25 s for 1,300), so a folder suits trying Byline out, not a real archive: use a
+        # server for that.
+        where = f"the Qdrant folder {path}"
+        try:
+            # Library serialises every index call under its lock, but from several threads
+            # (the retrieval workers); local mode's SQLite file must allow that.
+            return QdrantClient(path=str(path), force_disable_check_same_thread=True), where
+        except RuntimeError as error:  # the folder is locked by another client
+            raise QdrantUnavailable(
+                f"Could not open {where}: {error} Stop the other process, or run a Qdrant server and set "
+                "BYLINE_QDRANT_URL so that several processes can share it."
+            ) from None
+    assert url is not None
+    # Compatibility is checked by the first real request, with a clear message, rather than by
+    # the client's own warning at start-up.
+    client = QdrantClient(url=url, api_key=api_key, timeout=timeout, check_compatibility=False)
+    return client, f"the Qdrant server at {url}"
+
+
 class QdrantIndex:
     """Sentence vectors by sentence id in a Qdrant collection, searched by cosine."""
 
@@ -59,29 +88,7 @@ class QdrantIndex:
     ) -> QdrantIndex:
         """Open local mode in the folder ``path``, or the server at ``url`` (exactly one), and
         create the collection if it is missing. Raises ``QdrantUnavailable`` saying why."""
-        if (path is None) == (url is None):
-            raise ValueError("give exactly one of path= (local mode) or url= (a Qdrant server)")
-        if path is not None:
-            path.mkdir(parents=True, exist_ok=True)
-            # Local mode commits each point to SQLite on its own (measured here: 18 ms a point,
-            # 25 s for 1,300), so a folder suits trying Byline out, not a real archive: use a
-            # server for that.
-            where = f"the Qdrant folder {path}"
-            try:
-                # Library serialises every index call under its lock, but from several threads
-                # (the retrieval workers); local mode's SQLite file must allow that.
-                client = QdrantClient(path=str(path), force_disable_check_same_thread=True)
-            except RuntimeError as error:  # the folder is locked by another client
-                raise QdrantUnavailable(
-                    f"Could not open {where}: {error} Stop the other process, or run a Qdrant server and set "
-                    "BYLINE_QDRANT_URL so that several processes can share it."
-                ) from None
-        else:
-            assert url is not None
-            where = f"the Qdrant server at {url}"
-            # Compatibility is checked by the first real request below, with a clear message,
-            # rather than by the client's own warning at start-up.
-            client = QdrantClient(url=url, api_key=api_key, timeout=timeout, check_compatibility=False)
+        client, where = open_client(path, url, api_key, timeout)
         index = cls(client, collection, where)
         try:
             index._ensure_collection()

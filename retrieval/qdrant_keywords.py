@@ -57,7 +57,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException
 
 from .ports import IdSet
-from .qdrant_index import QdrantUnavailable
+from .qdrant_index import QdrantUnavailable, open_client
 
 PASSAGES = "passages"
 TERMS = "terms"
@@ -234,22 +234,7 @@ class QdrantKeywordIndex:
     ) -> QdrantKeywordIndex:
         """Open local mode in the folder ``path``, or the server at ``url`` (exactly one), and
         create the collections if missing. Raises ``QdrantUnavailable`` saying why."""
-        if (path is None) == (url is None):
-            raise ValueError("give exactly one of path= (local mode) or url= (a Qdrant server)")
-        if path is not None:
-            path.mkdir(parents=True, exist_ok=True)
-            where = f"the Qdrant folder {path}"
-            try:
-                client = QdrantClient(path=str(path), force_disable_check_same_thread=True)
-            except RuntimeError as error:  # the folder is locked by another client
-                raise QdrantUnavailable(
-                    f"Could not open {where}: {error} Stop the other process, or run a Qdrant server and set "
-                    "BYLINE_QDRANT_URL so that several processes can share it."
-                ) from None
-        else:
-            assert url is not None
-            where = f"the Qdrant server at {url}"
-            client = QdrantClient(url=url, api_key=api_key, timeout=timeout, check_compatibility=False)
+        client, where = open_client(path, url, api_key, timeout)
         index = cls(client, where=where, **options)
         try:
             index._ensure_collections()
