@@ -74,13 +74,19 @@ VECTOR_BACKENDS: dict[str, Callable[[Path, Mapping[str, str]], VectorIndex]] = {
 
 def vector_backend_name(environ: Mapping[str, str] | None = None) -> str:
     """The backend ``BYLINE_VECTOR_BACKEND`` names (``faiss`` when unset or empty)."""
+    return _backend_name(environ, BACKEND_VARIABLE, VECTOR_BACKENDS, DEFAULT_BACKEND, "a vector backend")
+
+
+def _backend_name(
+    environ: Mapping[str, str] | None, variable: str, known: Mapping[str, object], default: str, what: str
+) -> str:
+    """The name ``variable`` gives (``default`` when unset or empty), one of ``known``."""
     environ = os.environ if environ is None else environ
-    name = environ.get(BACKEND_VARIABLE, "").strip().lower() or DEFAULT_BACKEND
-    if name not in VECTOR_BACKENDS:
-        known = ", ".join(VECTOR_BACKENDS)
+    name = environ.get(variable, "").strip().lower() or default
+    if name not in known:
         raise UnknownBackend(
-            f"{BACKEND_VARIABLE}={environ.get(BACKEND_VARIABLE)!r} is not a vector backend: use one of {known} "
-            f"(or unset it for {DEFAULT_BACKEND})."
+            f"{variable}={environ.get(variable)!r} is not {what}: use one of {', '.join(known)} "
+            f"(or unset it for {default})."
         )
     return name
 
@@ -118,15 +124,9 @@ KEYWORD_BACKENDS: dict[str, Callable[[Path, Mapping[str, str]], KeywordIndex]] =
 
 def keyword_backend_name(environ: Mapping[str, str] | None = None) -> str:
     """The backend ``BYLINE_KEYWORD_BACKEND`` names (``bm25`` when unset or empty)."""
-    environ = os.environ if environ is None else environ
-    name = environ.get(KEYWORD_BACKEND_VARIABLE, "").strip().lower() or DEFAULT_KEYWORD_BACKEND
-    if name not in KEYWORD_BACKENDS:
-        known = ", ".join(KEYWORD_BACKENDS)
-        raise UnknownBackend(
-            f"{KEYWORD_BACKEND_VARIABLE}={environ.get(KEYWORD_BACKEND_VARIABLE)!r} is not a keyword backend: use one "
-            f"of {known} (or unset it for {DEFAULT_KEYWORD_BACKEND})."
-        )
-    return name
+    return _backend_name(
+        environ, KEYWORD_BACKEND_VARIABLE, KEYWORD_BACKENDS, DEFAULT_KEYWORD_BACKEND, "a keyword backend"
+    )
 
 
 def open_keyword_index(data_dir: Path, environ: Mapping[str, str] | None = None) -> KeywordIndex:
