@@ -171,6 +171,8 @@ _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million|billion"
     "|dozen|single|once|twice|half|both|hundreds|thousands|millions|dozens"
 )
+# A capitalised word past the first of a sentence: a name a "who" or "which" question may ask for.
+_NEW_NAME = re.compile(r"(?<=\S )[A-Z][a-z]+")
 _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
         # "When X happened, what …?" uses "when" as a conjunction: only "when did/was …" asks a time.
@@ -205,7 +207,21 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(r"^(?:how many|how long|how far|how large|how big|what percentage|what proportion)\b", re.I),
         re.compile(rf"\b(?:\d[\d,.]*|{_NUMBER_WORDS})\b", re.I),
     ),
-    (re.compile(r"^(?:who|whom|whose)\b", re.I), re.compile(r"(?<=\S )[A-Z][a-z]+")),
+    (re.compile(r"^(?:who|whom|whose)\b", re.I), _NEW_NAME),
+    # A name asked for in other words: "What was the name of the fan who ...?", "Which hospital
+    # was Mike Mills taken to?", "What was Fightstar's album called?". Natural questions, all
+    # parts seen so far: a sentence with no name the question lacks answered none of these
+    # right and 14 the library cannot answer ("Which prison did Lord Archer serve in?" of
+    # "Lord Archer spent two years in prison").
+    (
+        re.compile(
+            r"^(?:what(?:['’]s|\s+is|\s+was|\s+were|\s+are)\s+the\s+(?:full\s+)?names?\s+of"
+            r"|which\s+(?!of\b|is\b|was\b|were\b|are\b|did\b|does\b|do\b|has\b|have\b|had\b|one\b|ones\b|way\b)\w+"
+            r"|what\s+(?:is|was|were|are)\b[^?]*\bcalled\s*\??$)",
+            re.I,
+        ),
+        _NEW_NAME,
+    ),
 ]
 
 
@@ -228,7 +244,7 @@ _ANSWER_HINTS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (re.compile(r"\bstand(?:s)? for\b|\bshort for\b", re.I), re.compile(r"(?:[A-Z][a-z]+\s+){2,}")),
     (
         re.compile(r"^(?:which|what)\s+(?!is\b|are\b|was\b|were\b|did\b|does\b|do\b|has\b|have\b)\w+", re.I),
-        re.compile(r"(?<=\S )[A-Z][a-z]+"),
+        _NEW_NAME,
     ),
 ]
 

@@ -388,6 +388,14 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:archer",
+        title="Archer back on the stage",
+        text=(
+            "Lord Archer spent two years in prison after being convicted of perjury.\n\n"
+            "Bass player Mike Mills was taken to the Royal Infirmary hospital in Edinburgh with flu."
+        ),
+    ),
+    ArticleDraft(
         key="test:gun-crime",
         title="Drum and bass star speaks out",
         text=(
@@ -465,11 +473,16 @@ def test_how_a_story_turned_out_is_refused_when_the_library_has_only_its_start(
         assert not answer.answered and answer.refused_by == "outcome_not_reported"
         assert answer.message == "I couldn't find how that turned out in the 1 article I have."
         assert answer.closest and "went on trial" in answer.closest[0].passage.text  # the story as it stood
+        # A yes/no question asks whether it happened: the start of the story does not say.
+        answer = library.ask("Did Bernie Ebbers go to prison over the Worldcom fraud?")
+        assert not answer.answered and answer.refused_by == "outcome_not_reported"
         # Without the outcome words it is a plain question about the story, answered.
         assert library.ask("What fraud was Bernie Ebbers accused of overseeing?").answered
         # Once the library has the outcome, the same question is answered with it.
         library.add_drafts([TRIAL_ENDS])
         answer = library.ask(question)
+        assert answer.answered and "convicted of fraud" in answer.spans[0].text
+        answer = library.ask("Was Bernie Ebbers convicted of fraud by the jury?")
         assert answer.answered and "convicted of fraud" in answer.spans[0].text
     finally:
         library.close()
@@ -500,6 +513,16 @@ def test_how_old_needs_an_age_not_any_number(separate: Library) -> None:
     assert not separate.ask("How old is Huw Stephens, the rock DJ going on air on Tuesdays?").answered
     answer = separate.ask("How old is John Houston, the candidate for the East Kilbride seat?")
     assert answer.answered and "54" in answer.spans[0].text
+
+
+def test_which_needs_a_name_beside_the_thing_asked_for(separate: Library) -> None:
+    # "in prison" and the name Lord Archer do not name the prison.
+    answer = separate.ask("Which prison did Lord Archer serve his perjury sentence in?")
+    assert not answer.answered and answer.refused_by == "answer_type"
+    assert not separate.ask("What was the name of the prison where Lord Archer served his sentence?").answered
+    answer = separate.ask("Which hospital was the bass player Mike Mills taken to?")
+    assert answer.answered, answer.refused_by
+    assert "Royal Infirmary" in answer.spans[0].text
 
 
 def test_how_many_needs_a_number_of_the_thing_counted(separate: Library) -> None:
