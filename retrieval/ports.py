@@ -300,6 +300,10 @@ class ArticleStore(Protocol):
         """Rows of (quote id, first sentence id, last sentence id, partial, article id)."""
         ...
 
+    def article_quote_ranges(self, article_ids: Sequence[int]) -> np.ndarray:
+        """The same rows, for every attributed quote of these articles."""
+        ...
+
     def replace_all_quotes(
         self, texts: Mapping[int, str], quotes: Mapping[int, Sequence[QuoteRow]], key: str, value: str
     ) -> None:

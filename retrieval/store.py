@@ -493,15 +493,22 @@ class Store(Database):
         """Rows of (quote id, first sentence id, last sentence id, partial, article id) for every
         quote of two words or more by these speakers; a numpy array, as a prolific speaker has
         thousands."""
-        if not speakers:
+        return self._quote_ranges("speaker", speakers)
+
+    def article_quote_ranges(self, article_ids: Sequence[int]) -> np.ndarray:
+        """The rows of ``speaker_quote_ranges`` for every attributed quote of these articles."""
+        return self._quote_ranges("article_id", article_ids, attributed=True)
+
+    def _quote_ranges(self, column: str, values: Sequence[object], attributed: bool = False) -> np.ndarray:
+        if not values:
             return np.zeros((0, 5), dtype=np.int64)
-        wanted, values = self._one_of("speaker", speakers)
+        wanted, parameters = self._one_of(column, values)
         cursor = self._connect().cursor()
         cursor.row_factory = None  # plain tuples: several times faster than named rows here
         rows = cursor.execute(
             f"SELECT id, sentence_first, sentence_last, partial, article_id FROM quotes WHERE {wanted} "
-            "AND sentence_first > 0 AND instr(trim(text), ' ') > 0",
-            values,
+            "AND sentence_first > 0 AND instr(trim(text), ' ') > 0" + (" AND speaker != ''" if attributed else ""),
+            parameters,
         ).fetchall()
         return np.array(rows, dtype=np.int64).reshape(-1, 5)
 

@@ -18,7 +18,7 @@ from ..text import search_tokens
 from . import checks
 from .checks import Refusal
 from .citations import Citations
-from .compose import abstain, finish, hits, quote_of, quote_speaker
+from .compose import abstain, finish, hits, quote_speaker
 from .facts import asks_for_outcome, choose_sentences, confident, outcomes_first, typed_first, words_besides_names
 from .names import MissingTerms, names_absent
 from .question import MAX_QUESTION_CHARS, Question, parse, with_context
@@ -173,20 +173,25 @@ def _sentences_answer(library: Library, question: Question, chosen: list[_Scored
 
 
 def _who_said_answer(library: Library, question: Question, scored: list[_Scored], tuning: Tuning) -> Answer | None:
-    """The quote that says it, with its speaker: among the best sentences, the first that lies
-    in an attributed quote; else the best sentence (it often names the speaker itself)."""
+    """The quote that says it, with its speaker: the attributed quotes of the best sentences'
+    articles, ranked as a speaker's quotes are (the quote, its paragraph and its article against
+    what was said); else the best sentence (it often names the speaker itself)."""
     if not scored:
         return None
     window = [s for s in scored[: tuning.who_said_window] if confident(s, tuning)]
-    for item in window:
-        quote = quote_of(library, item.sentence)
-        if quote is not None:
-            # The whole quote, as a speaker answer gives it: the words asked about are often in
-            # its next sentence ("Who said gun crime is nothing to glamorise?").
-            citations = Citations(library)
-            span = _quote_span(library, citations, quote, item.sentence, item.score)
-            return finish(library, question, [span], citations)
-    return _sentences_answer(library, question, window[:1]) if window else None
+    if not window:
+        return None
+    articles = list(dict.fromkeys(s.sentence.article_id for s in window))[: tuning.who_said_articles]
+    ranges = library.store.article_quote_ranges(articles)
+    topic_vector = library.embedder.encode_one(question.topic)
+    ranked = rank_quotes(library, ranges, question.topic, topic_vector, tuning)
+    if not ranked:
+        return _sentences_answer(library, question, window[:1])
+    # The whole quote, as a speaker answer gives it: the words asked about are often in its
+    # next sentence ("Who said gun crime is nothing to glamorise?").
+    citations = Citations(library)
+    best = ranked[0]
+    return finish(library, question, [_quote_span(library, citations, best.quote, best.best, best.score)], citations)
 
 
 def _quote_span(library: Library, citations: Citations, quote: Quote, best: Sentence, score: float) -> AnswerSpan:
