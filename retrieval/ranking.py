@@ -93,7 +93,7 @@ class Tuning:
     # sentence holding at least this share of its words besides names (and none of what could
     # or will happen): else the library has the story, not its end.
     outcome_min_shared: float = 0.6
-    # How far down the scored sentences to look for one inside an attributed quote ("who said").
+    # How far down the scored sentences to look for the articles whose quotes answer "who said".
     who_said_window: int = 12
     # The attributed quotes of this many of those sentences' articles are ranked for "who said"
     # (natural questions, parts scored so far: 2 articles found 40 of 83, 4 found 43, 8 and 12 found 45).

@@ -497,9 +497,10 @@ class Store(Database):
 
     def article_quote_ranges(self, article_ids: Sequence[int]) -> np.ndarray:
         """The rows of ``speaker_quote_ranges`` for every attributed quote of these articles."""
-        return self._quote_ranges("article_id", article_ids, attributed=True)
+        return self._quote_ranges("article_id", article_ids)
 
-    def _quote_ranges(self, column: str, values: Sequence[object], attributed: bool = False) -> np.ndarray:
+    def _quote_ranges(self, column: str, values: Sequence[object]) -> np.ndarray:
+        """Attributed quotes of two words or more where ``column`` is one of ``values``."""
         if not values:
             return np.zeros((0, 5), dtype=np.int64)
         wanted, parameters = self._one_of(column, values)
@@ -507,7 +508,7 @@ class Store(Database):
         cursor.row_factory = None  # plain tuples: several times faster than named rows here
         rows = cursor.execute(
             f"SELECT id, sentence_first, sentence_last, partial, article_id FROM quotes WHERE {wanted} "
-            "AND sentence_first > 0 AND instr(trim(text), ' ') > 0" + (" AND speaker != ''" if attributed else ""),
+            "AND speaker != '' AND sentence_first > 0 AND instr(trim(text), ' ') > 0",
             parameters,
         ).fetchall()
         return np.array(rows, dtype=np.int64).reshape(-1, 5)

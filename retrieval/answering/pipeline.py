@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..errors import BadQuestion
 from ..models import Answer, AnswerSpan, Quote, SearchHit, Sentence
 from ..ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
@@ -116,7 +118,8 @@ def _fact_answer(
             message = f"I found nothing {reported.who} said about that in {articles_phrase(library.store, scope)}."
             return refuse(Refusal(checks.NEVER_QUOTED, message), ranked)
     if question.kind == "who_said":
-        return _who_said_answer(library, question, scored, tuning) or refuse(Refusal(checks.NOT_CONFIDENT), ranked)
+        answer = _who_said_answer(library, question, scored, tuning, vector, ranked)
+        return answer or refuse(Refusal(checks.NOT_CONFIDENT), ranked)
     if scored and checks.ANSWER_TYPE.on(tuning):
         typed = typed_first(scored, question.text, tuning)
         if typed is None:
@@ -172,10 +175,18 @@ def _sentences_answer(library: Library, question: Question, chosen: list[_Scored
     return finish(library, question, spans, citations, message)
 
 
-def _who_said_answer(library: Library, question: Question, scored: list[_Scored], tuning: Tuning) -> Answer | None:
+def _who_said_answer(
+    library: Library,
+    question: Question,
+    scored: list[_Scored],
+    tuning: Tuning,
+    topic_vector: np.ndarray,
+    ranked_passages: list[tuple[int, float]],
+) -> Answer | None:
     """The quote that says it, with its speaker: the attributed quotes of the best sentences'
     articles, ranked as a speaker's quotes are (the quote, its paragraph and its article against
-    what was said); else the best sentence (it often names the speaker itself)."""
+    what was said); else the best sentence (it often names the speaker itself). The topic's
+    vector and passage ranking are the ones the sentences were scored with."""
     if not scored:
         return None
     window = [s for s in scored[: tuning.who_said_window] if confident(s, tuning)]
@@ -183,8 +194,7 @@ def _who_said_answer(library: Library, question: Question, scored: list[_Scored]
         return None
     articles = list(dict.fromkeys(s.sentence.article_id for s in window))[: tuning.who_said_articles]
     ranges = library.store.article_quote_ranges(articles)
-    topic_vector = library.embedder.encode_one(question.topic)
-    ranked = rank_quotes(library, ranges, question.topic, topic_vector, tuning)
+    ranked = rank_quotes(library, ranges, question.topic, topic_vector, tuning, ranked_passages=ranked_passages)
     if not ranked:
         return _sentences_answer(library, question, window[:1])
     # The whole quote, as a speaker answer gives it: the words asked about are often in its

@@ -193,9 +193,11 @@ def rank_quotes(
     topic_vector: np.ndarray | None,
     tuning: Tuning,
     scope: ResolvedScope | None = None,
+    ranked_passages: list[tuple[int, float]] | None = None,
 ) -> list[RankedQuote]:
     """A speaker's quotes, best first. ``ranges`` rows are (quote id, first sentence id, last
-    sentence id, partial, article id) from ``Store.speaker_quote_ranges``."""
+    sentence id, partial, article id) from ``Store.speaker_quote_ranges``; ``ranked_passages``
+    is the topic's passage ranking when the caller already has it."""
     if not len(ranges):
         return []
     if topic_vector is None:
@@ -210,7 +212,7 @@ def rank_quotes(
     cosines = vectors @ topic_vector
     closeness = np.maximum.reduceat(cosines, starts)
     topic_tokens = search_tokens(topic)
-    relevance, floor = _article_relevance(library, topic_vector, topic_tokens, tuning, scope)
+    relevance, floor = _article_relevance(library, topic_vector, topic_tokens, tuning, scope, ranked_passages)
     article_scores = np.array([relevance.get(int(a), floor) for a in article_ids.tolist()])
     first = closeness + tuning.speaker_article_weight * article_scores - 0.1 * partial
     top = np.argsort(-first)[:RESCORED_QUOTES].tolist()
@@ -267,11 +269,18 @@ def _newest(library: Library, ranges: np.ndarray) -> list[RankedQuote]:
 
 
 def _article_relevance(
-    library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning, scope: ResolvedScope | None = None
+    library: Library,
+    vector: np.ndarray,
+    tokens: list[str],
+    tuning: Tuning,
+    scope: ResolvedScope | None = None,
+    ranked: list[tuple[int, float]] | None = None,
 ) -> tuple[dict[int, float], float]:
     """Article id -> its best passage's fused score for the topic (the best sentence's cosine plus
     a share of BM25), and the score of an article not among the candidates (the lowest found)."""
-    ranked = _rank_passages(library, vector, tokens, tuning, scope)[:ARTICLE_CANDIDATES]
+    if ranked is None:
+        ranked = _rank_passages(library, vector, tokens, tuning, scope)
+    ranked = ranked[:ARTICLE_CANDIDATES]
     if not ranked:
         return {}, 0.0
     articles = library.store.article_ids_of_passages([pid for pid, _ in ranked])
