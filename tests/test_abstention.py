@@ -391,7 +391,7 @@ SEPARATE_NAMES = [
         key="test:archer",
         title="Archer back on the stage",
         text=(
-            "Lord Archer spent two years in prison after being convicted of perjury.\n\n"
+            "Lord Archer spent two years in prison after being convicted of perjury at the Old Bailey in London.\n\n"
             "Bass player Mike Mills was taken to the Royal Infirmary hospital in Edinburgh with flu."
         ),
     ),
@@ -516,9 +516,10 @@ def test_how_old_needs_an_age_not_any_number(separate: Library) -> None:
 
 
 def test_which_needs_a_name_beside_the_thing_asked_for(separate: Library) -> None:
-    # "in prison" and the name Lord Archer do not name the prison.
+    # "in prison" and the name Lord Archer do not name the prison, nor does the Old Bailey,
+    # further along the sentence.
     answer = separate.ask("Which prison did Lord Archer serve his perjury sentence in?")
-    assert not answer.answered and answer.refused_by == "answer_type"
+    assert not answer.answered, answer.text
     assert not separate.ask("What was the name of the prison where Lord Archer served his sentence?").answered
     answer = separate.ask("Which hospital was the bass player Mike Mills taken to?")
     assert answer.answered, answer.refused_by

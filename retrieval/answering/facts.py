@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from ..ranking import _NUMBER_WORDS, Tuning, _Scored, answer_type
+from ..ranking import _NEW_NAME, _NUMBER_WORDS, Tuning, _Scored, answer_type
 from ..text import search_tokens
 from .names import question_name_tokens, variant_in
 
 _AUXILIARY = r"(?:do|does|did|is|are|was|were|has|have|had|will|would|could|can|should|may|might)"
 
 
-def typed_first(scored: list[_Scored], question: str, tuning: Tuning) -> list[_Scored] | None:
+def typed_first(
+    scored: list[_Scored], question: str, tuning: Tuning, terms_of: Callable[[int], frozenset[str]]
+) -> list[_Scored] | None:
     """The candidates with ones holding the asked-for type first; None when none holds it.
 
     "When did the Berlin Wall fall?" answered by a sentence with no date in it is a guess.
@@ -30,11 +33,18 @@ def typed_first(scored: list[_Scored], question: str, tuning: Tuning) -> list[_S
     if counted:
         # "How many copies did Encore sell?" is answered by a number of copies, not "three days".
         typed = [s for s in typed if _counts(s.sentence.text, counted)]
-    named = _named_noun(question)
+    named = _named_noun(question) if wanted is _NEW_NAME else frozenset()
     if named:
         # "Which prison did Lord Archer serve his sentence in?" is answered by a name beside
-        # "prison", not by "Lord Archer spent two years in prison" and some other name.
-        typed = [s for s in typed if _name_near(s.sentence.text, named, asked)]
+        # "prison", not by "Lord Archer spent two years in prison" and some other name. A story
+        # that never uses the word calls the thing otherwise ("the building society" for "Which
+        # lender ...?"): there any new name will do, as for "who".
+        typed = [
+            s
+            for s in typed
+            if _name_near(s.sentence.text, named, asked)
+            or not any(variant_in(n, terms_of(s.sentence.article_id)) for n in named)
+        ]
     if not typed:
         return None
     return typed + [s for s in scored if s not in typed]

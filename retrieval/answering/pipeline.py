@@ -121,7 +121,7 @@ def _fact_answer(
         answer = _who_said_answer(library, question, scored, tuning, vector, ranked)
         return answer or refuse(Refusal(checks.NOT_CONFIDENT), ranked)
     if scored and checks.ANSWER_TYPE.on(tuning):
-        typed = typed_first(scored, question.text, tuning)
+        typed = typed_first(scored, question.text, tuning, library.article_terms.of)
         if typed is None:
             return refuse(Refusal(checks.ANSWER_TYPE), ranked)
         scored = typed
