@@ -213,8 +213,8 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (re.compile(r"^(?:who|whom|whose)\b", re.I), _NEW_NAME),
     # A name asked for in other words: "What was the name of the fan who ...?", "Which hospital
     # was Mike Mills taken to?", "What was Fightstar's album called?" (with the name beside the
-    # thing asked for, ``answering.facts``: on the natural questions of the parts scored so far,
-    # 9 more details the library lacks refused and 1 right answer lost).
+    # thing asked for where the story uses its word, ``answering.facts``: on the natural questions
+    # of the parts scored so far, 5 more details the library lacks refused and 1 right answer lost).
     (
         re.compile(
             r"^(?:what(?:['’]s|\s+is|\s+was|\s+were|\s+are)\s+the\s+(?:full\s+)?names?\s+of"
