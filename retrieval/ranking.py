@@ -191,6 +191,22 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
     ),
     (
+        # A sum of money: "How much will it cost to make a request?" is not answered by "about
+        # 100,000 public bodies". A change may be a share of the amount ("rose by 0.5%").
+        re.compile(
+            r"^how much\b.*\b(?:cost|costs|costing|spend|spends|spent|spending|pay|pays|paid|paying|charge|charges"
+            r"|charged|charging|worth|price|priced|fee|fees|fine|fined|salary|bail|damages|raise|raised|raising"
+            r"|earn|earned|earns|invest|invested|money|budget|profits?|revenues?|sales|sell for|sold for|fetch|fetched)\b",
+            re.I,
+        ),
+        re.compile(
+            rf"[$£€¥]\s?\d[\d,.]*(?:m|bn|k)?|\b\d[\d,.]*\s?(?:m|bn|p|k|million|billion|trillion|pounds?|dollars?|euros?|yen|yuan|rupees?"
+            rf"|roubles?|rubles?|francs?|cents?|pence|%|per\s?cent)(?![\w])|\b(?:{_NUMBER_WORDS})\s+(?:million|billion"
+            r"|pounds?|dollars?|euros?|per\s?cent)\b|\bfree\b",
+            re.I,
+        ),
+    ),
+    (
         # An amount: "One of the key elements of the Nokia and Microsoft deal" does not say how
         # much Microsoft paid.
         re.compile(r"^how much\b", re.I),

@@ -396,6 +396,14 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:information",
+        title="Freedom of information requests",
+        text=(
+            "The law gives the public a right to information held by about 100,000 public bodies.\n\n"
+            "A licence to fish on the river costs £25 a day, the council said."
+        ),
+    ),
+    ArticleDraft(
         key="test:gun-crime",
         title="Drum and bass star speaks out",
         text=(
@@ -545,3 +553,12 @@ def test_a_name_asked_in_another_form_is_in_the_article(separate: Library, quest
     answer = separate.ask(question)
     assert answer.answered, answer.refused_by
     assert expected in answer.spans[0].text
+
+
+def test_how_much_money_needs_a_sum_not_any_number(separate: Library) -> None:
+    # "100,000 public bodies" is a number, not what a request costs.
+    answer = separate.ask("How much will it cost someone to make a freedom of information request?")
+    assert not answer.answered, answer.text
+    answer = separate.ask("How much does a fishing licence for the river cost?")
+    assert answer.answered, answer.refused_by
+    assert "£25 a day" in answer.spans[0].text
