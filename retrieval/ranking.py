@@ -196,7 +196,8 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(
             r"^how much\b.*\b(?:cost|costs|costing|spend|spends|spent|spending|pay|pays|paid|paying|charge|charges"
             r"|charged|charging|worth|price|priced|fee|fees|fine|fined|salary|bail|damages|raise|raised|raising"
-            r"|earn|earned|earns|invest|invested|money|budget|profits?|revenues?|sales|sell for|sold for|fetch|fetched)\b",
+            r"|earn|earned|earns|invest|invested|money|budget|profits?|revenues?|sales|sell for|sold for"
+            r"|fetch|fetched)\b",
             re.I,
         ),
         re.compile(
