@@ -404,6 +404,14 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:rates",
+        title="Economists split on interest rates",
+        text=(
+            'Economist Ruth Lea said: "I still think interest rates are going up this year."\n\n'
+            'Another economist, Roger Bootle, said: "Borrowing costs will keep climbing into the spring."'
+        ),
+    ),
+    ArticleDraft(
         key="test:gun-crime",
         title="Drum and bass star speaks out",
         text=(
@@ -562,3 +570,11 @@ def test_how_much_money_needs_a_sum_not_any_number(separate: Library) -> None:
     answer = separate.ask("How much does a fishing licence for the river cost?")
     assert answer.answered, answer.refused_by
     assert "£25 a day" in answer.spans[0].text
+
+
+def test_who_said_shows_the_quotes_that_come_close_closest_first(separate: Library) -> None:
+    # A paraphrase rarely singles out one quote: both economists' words fit this one.
+    answer = separate.ask("Which economist said rates would keep going up?")
+    assert answer.answered, answer.refused_by
+    assert {s.speaker for s in answer.spans} == {"Ruth Lea", "Roger Bootle"}
+    assert [s.score for s in answer.spans] == sorted((s.score for s in answer.spans), reverse=True)

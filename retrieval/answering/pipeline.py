@@ -198,10 +198,14 @@ def _who_said_answer(
     if not ranked:
         return _sentences_answer(library, question, window[:1])
     # The whole quote, as a speaker answer gives it: the words asked about are often in its
-    # next sentence ("Who said gun crime is nothing to glamorise?").
+    # next sentence ("Who said gun crime is nothing to glamorise?"). Quotes that come close in
+    # score are shown too, the closest first, as for "what did X say": the paraphrase a
+    # question is put in rarely singles out one quote (natural questions, all parts: 62 -> 70
+    # of 108 right with up to 3 quotes, 68 with up to 2).
+    chosen = sorted(choose_quotes(ranked, tuning), key=lambda item: -item.score)
     citations = Citations(library)
-    best = ranked[0]
-    return finish(library, question, [_quote_span(library, citations, best.quote, best.best, best.score)], citations)
+    spans = [_quote_span(library, citations, item.quote, item.best, item.score) for item in chosen]
+    return finish(library, question, spans, citations)
 
 
 def _quote_span(library: Library, citations: Citations, quote: Quote, best: Sentence, score: float) -> AnswerSpan:
