@@ -412,6 +412,22 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:tube-strike",
+        title="Tube strike talks",
+        text=(
+            "Talks to avert the London Underground strike by train drivers ended without agreement.\n\n"
+            'Union leader Bob Crow said: "Our members have no choice left but to walk out."'
+        ),
+    ),
+    ArticleDraft(
+        key="test:relegation",
+        title="Club fights relegation",
+        text=(
+            "The football club faces relegation after a fifth defeat in a row.\n\n"
+            'Manager Gary Megson said: "The players have no choice left but to fight."'
+        ),
+    ),
+    ArticleDraft(
         key="test:gun-crime",
         title="Drum and bass star speaks out",
         text=(
@@ -578,3 +594,10 @@ def test_who_said_shows_the_quotes_that_come_close_closest_first(separate: Libra
     assert answer.answered, answer.refused_by
     assert {s.speaker for s in answer.spans} == {"Ruth Lea", "Roger Bootle"}
     assert [s.score for s in answer.spans] == sorted((s.score for s in answer.spans), reverse=True)
+
+
+def test_who_said_looks_in_the_story_the_question_names(separate: Library) -> None:
+    # The words alone fit both quotes; "in the Tube strike talks" says which story is meant.
+    answer = separate.ask("In the Tube strike talks, who said there was no option but to stop work?")
+    assert answer.answered, answer.refused_by
+    assert answer.spans[0].speaker == "Bob Crow"

@@ -171,8 +171,6 @@ class Question:
     def search_text(self) -> str:
         if self.kind == "speaker":
             return self.topic or self.who
-        if self.kind == "who_said":
-            return self.topic
         return self.text
 
 
