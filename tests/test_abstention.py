@@ -428,6 +428,19 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:campaign-tour",
+        title="Lib Dem leader on tour",
+        text=(
+            "Lib Dem leader Charles Kennedy is touring the UK to launch his party's manifesto.\n\n"
+            '"This is three party politics now," Charles Kennedy said in Manchester.'
+        ),
+    ),
+    ArticleDraft(
+        key="test:health-secretary",
+        title="Health secretary leaves the cabinet",
+        text="Alan Milburn resigned as health secretary to spend more time with his young family.",
+    ),
+    ArticleDraft(
         key="test:gun-crime",
         title="Drum and bass star speaks out",
         text=(
@@ -601,3 +614,19 @@ def test_who_said_looks_in_the_story_the_question_names(separate: Library) -> No
     answer = separate.ask("In the Tube strike talks, who said there was no option but to stop work?")
     assert answer.answered, answer.refused_by
     assert answer.spans[0].speaker == "Bob Crow"
+
+
+def test_an_event_no_story_reports_is_refused(separate: Library) -> None:
+    # Stories from before he stood down are about Kennedy, not about his going.
+    for question in (
+        "Why did Charles Kennedy stand down as Lib Dem leader?",
+        "What did Charles Kennedy say when he stood down as leader?",
+        "Who took over from Charles Kennedy as Lib Dem leader?",
+    ):
+        answer = separate.ask(question)
+        assert not answer.answered, (question, answer.text)
+        assert answer.refused_by == "event_not_reported", question
+    # A story that reports it, in other words ("resigned" for "quit"), answers.
+    answer = separate.ask("Why did Alan Milburn quit as health secretary?")
+    assert answer.answered, answer.refused_by
+    assert "more time with his young family" in answer.spans[0].text

@@ -40,6 +40,10 @@ NAMES_NOT_IN_ARTICLE = Check("names_not_in_article", "the answer's own article l
 OUTCOME_NOT_REPORTED = Check(
     "outcome_not_reported", "the question asks how something turned out, and no sentence says it plainly enough"
 )
+EVENT_NOT_REPORTED = Check(
+    "event_not_reported",
+    "the question asks about an event (a resignation, a successor, a verdict) no close story reports",
+)
 SPEAKER_OFF_TOPIC = Check("speaker_off_topic", "the person is quoted, but nothing they said fits the topic")
 SPEAKER_TOPIC_ABSENT = Check("speaker_topic_absent", "the topic names something no stored article mentions")
 NEVER_QUOTED = Check("never_quoted", "the person is never quoted, and no sentence reports their words on the topic")
@@ -52,6 +56,7 @@ ALL_CHECKS = (
     NOT_CONFIDENT,
     NAMES_NOT_IN_ARTICLE,
     OUTCOME_NOT_REPORTED,
+    EVENT_NOT_REPORTED,
     SPEAKER_OFF_TOPIC,
     SPEAKER_TOPIC_ABSENT,
     NEVER_QUOTED,

@@ -21,6 +21,7 @@ from . import checks
 from .checks import Refusal
 from .citations import Citations
 from .compose import abstain, finish, hits, quote_speaker
+from .events import asked_events, unreported
 from .facts import asks_for_outcome, choose_sentences, confident, outcomes_first, typed_first, words_besides_names
 from .names import MissingTerms, names_absent
 from .question import MAX_QUESTION_CHARS, Question, parse, with_context
@@ -144,6 +145,11 @@ def _fact_answer(
         # further down for an article that has the names found more right answers on the natural
         # dev questions (+2) but answered more questions the library cannot (-6): not worth it.
         return refuse(Refusal(checks.NAMES_NOT_IN_ARTICLE), ranked)
+    if checks.EVENT_NOT_REPORTED.on(tuning) and _event_unreported(
+        library, question.text, scored[0].sentence.article_id
+    ):
+        message = f"I couldn't find a story that reports that in {articles_phrase(library.store, scope)}."
+        return refuse(Refusal(checks.EVENT_NOT_REPORTED, message), ranked)
     # Someone never quoted directly is answered with sentences reporting their words; the
     # asker should know these are the article's words, not theirs.
     message = (
@@ -151,6 +157,15 @@ def _fact_answer(
     )
 
     return _sentences_answer(library, question, choose_sentences(scored, tuning, other_words), message)
+
+
+def _event_unreported(library: Library, asked: str, article_id: int) -> bool:
+    """Whether the question asks about an event (``events``) that this article does not report."""
+    events = asked_events(asked)
+    if not events:
+        return False
+    article = library.store.article(article_id, with_text=True)
+    return article is None or unreported(events, f"{article.title}\n{article.text}")
 
 
 def _sentences_answer(library: Library, question: Question, chosen: list[_Scored], message: str = "") -> Answer:
@@ -240,6 +255,14 @@ def _speaker_answer(
         # "what did Boris Johnson say about partygate?"
         message = f"I found {question.who}, but nothing about {question.topic} in any article I have."
         return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_TOPIC_ABSENT, message), tuning, scope)
+    if (
+        question.topic
+        and checks.EVENT_NOT_REPORTED.on(tuning)
+        and _event_unreported(library, question.topic, ranked[0].quote.article_id)
+    ):
+        # "What did Charles Kennedy say when he stood down?" of stories from before he did.
+        message = f"I found {question.who}, but no story that reports {question.topic}."
+        return _speaker_refusal(library, question, ranked, Refusal(checks.EVENT_NOT_REPORTED, message), tuning, scope)
     plainly_on_topic = topic_vector is None or ranked[0].score >= tuning.speaker_min_score
     on_topic = plainly_on_topic or _in_story_about_topic(ranked[0], tuning)
     if not on_topic and not question.topic_optional and checks.SPEAKER_OFF_TOPIC.on(tuning):

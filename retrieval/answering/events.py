@@ -1,0 +1,43 @@
+"""Events a story must report for a question about them to be answered from it.
+
+"Why did Charles Kennedy stand down?", "Who took over from Terry Semel at Yahoo?", "When did
+Britney Spears get divorced?": readers ask what happened next, and the library holds the story
+as it stood before. The closest sentences are then about the person, not the event; a story
+that reports the event uses one of its words (in some form), whatever else it paraphrases.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Each group: the words of one kind of event, any of which a story reporting it would use.
+_EVENTS = [
+    # Leaving a post: "quit", "stood down", "resignation".
+    re.compile(
+        r"\b(?:resign\w*|quit\w*|(?:step|steps|stepped|stepping|stand|stands|stood|standing)\s+down"
+        r"|retir\w*|ousted|sacked|sacking|fired|dismissed|departure|leaves|left)\b",
+        re.I,
+    ),
+    # Someone taking over: "replaced by", "his successor", "named as the new chief".
+    re.compile(
+        r"\b(?:replac\w*|succe(?:ed|eds|eded|eding|ssor|ssors|ssion)|(?:take|takes|took|taken|taking)\s+over"
+        r"|new\s+(?:chief|boss|head|leader|chairman|president|manager|director|editor|guitarist|bassist|singer|drummer)"
+        r"|appoint\w*|named)\b",
+        re.I,
+    ),
+    # A trial's end: "found guilty", "cleared", "the verdict".
+    re.compile(r"\b(?:verdict|convict\w*|acquit\w*|guilty|jail\w*|prison\w*|sentenc\w*|cleared)\b", re.I),
+    re.compile(r"\b(?:arrest\w*|detained|held by police|charged)\b", re.I),
+    re.compile(r"\b(?:divorc\w*|split\s+up|separat\w*)\b", re.I),
+    re.compile(r"\b(?:freed|released|release|escaped)\b", re.I),
+]
+
+
+def asked_events(question: str) -> list[re.Pattern[str]]:
+    """The kinds of event a question asks about (usually none)."""
+    return [event for event in _EVENTS if event.search(question)]
+
+
+def unreported(events: list[re.Pattern[str]], story: str) -> bool:
+    """Whether the story lacks the words of any event asked about."""
+    return any(not event.search(story) for event in events)
