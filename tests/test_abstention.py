@@ -441,6 +441,19 @@ SEPARATE_NAMES = [
         text="Alan Milburn resigned as health secretary to spend more time with his young family.",
     ),
     ArticleDraft(
+        key="test:bloglines",
+        title="Search firm buys blog reader",
+        text=(
+            "Bloglines, which was founded in 2003 and now tracks more than a million blogs, has been bought "
+            "by the search firm, its vice president Jim Lanzone said."
+        ),
+    ),
+    ArticleDraft(
+        key="test:huffington",
+        title="News site grows",
+        text="The news site Huffington Post was founded by Arianna Huffington in 2005.",
+    ),
+    ArticleDraft(
         key="test:gun-crime",
         title="Drum and bass star speaks out",
         text=(
@@ -630,3 +643,12 @@ def test_an_event_no_story_reports_is_refused(separate: Library) -> None:
     answer = separate.ask("Why did Alan Milburn quit as health secretary?")
     assert answer.answered, answer.refused_by
     assert "more time with his young family" in answer.spans[0].text
+
+
+def test_who_did_needs_a_name_beside_the_deed(separate: Library) -> None:
+    # Jim Lanzone is named, but far from "founded": he did not found Bloglines.
+    answer = separate.ask("Who founded Bloglines?")
+    assert not answer.answered, answer.text
+    answer = separate.ask("Who founded the Huffington Post?")
+    assert answer.answered, answer.refused_by
+    assert "Arianna Huffington" in answer.spans[0].text

@@ -60,6 +60,9 @@ _NAME_OF = re.compile(
     r"(?:[\w’'\-]+\s+){0,2}?(?P<phrase>[a-z][\w’'\-]*)\s+(?:who|that|which|where|whose|in|at|of|on|for|to|he|she|they)\b",
     re.I,
 )
+# Or the deed of "Who founded Bloglines ...?": the name stands beside "founded" where the story
+# uses the word ("co-founder Mark Fletcher").
+_WHO_DID = re.compile(r"^who\s+(?P<phrase>[a-z]\w*ed)\b", re.I)
 # How many words may lie between the thing and its name: "the Royal Free hospital", "Ford
 # Open Prison", "its chief executive, Tadashi Ito".
 _NAME_REACH = 6
@@ -72,7 +75,7 @@ def _named_noun(question: str) -> frozenset[str]:
     question asks for ("prison"; "japanes", "film", "compani"), or none. Any of them may stand
     beside the name: "Which Japanese film company ...?" is answered by "Shochiku film studios"."""
     text = question.strip()
-    match = _WHICH_PHRASE.match(text) or _WHICH_WORD.match(text) or _NAME_OF.match(text)
+    match = _WHICH_PHRASE.match(text) or _WHICH_WORD.match(text) or _NAME_OF.match(text) or _WHO_DID.match(text)
     if not match:
         return frozenset()
     words = match.group("phrase").split()
