@@ -235,7 +235,9 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
         re.compile(
             r"^(?:what(?:['’]s|\s+is|\s+was|\s+were|\s+are)\s+the\s+(?:full\s+)?names?\s+of"
-            r"|which\s+(?!of\b|is\b|was\b|were\b|are\b|did\b|does\b|do\b|has\b|have\b|had\b|one\b|ones\b|way\b)\w+"
+            # "Which type of livestock ...?", "Which bound ...?" ask for a kind, rarely a name.
+            r"|which\s+(?!of\b|is\b|was\b|were\b|are\b|did\b|does\b|do\b|has\b|have\b|had\b|one\b|ones\b|way\b"
+            r"|types?\b|kinds?\b|sorts?\b|forms?\b|parts?\b|bounds?\b|sides?\b|methods?\b|class\b|level\b|stage\b)\w+"
             r"|what\s+(?:is|was|were|are)\b[^?]*\bcalled\s*\??$)",
             re.I,
         ),

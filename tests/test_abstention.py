@@ -454,6 +454,19 @@ SEPARATE_NAMES = [
         text="The news site Huffington Post was founded by Arianna Huffington in 2005.",
     ),
     ArticleDraft(
+        key="test:problems",
+        title="Computational problems",
+        text=(
+            "A problem instance is a concrete input to an abstract computational problem.\n\n"
+            "The central valley was known above all for its cattle ranches."
+        ),
+    ),
+    ArticleDraft(
+        key="test:tourism",
+        title="Southern California",
+        text="Southern California is famous for tourism and for Hollywood, its film district.",
+    ),
+    ArticleDraft(
         key="test:gun-crime",
         title="Drum and bass star speaks out",
         text=(
@@ -652,3 +665,23 @@ def test_who_did_needs_a_name_beside_the_deed(separate: Library) -> None:
     answer = separate.ask("Who founded the Huffington Post?")
     assert answer.answered, answer.refused_by
     assert "Arianna Huffington" in answer.spans[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # A choice of the present asks which, not whether something happened.
+        ("Is a problem instance typically abstract or concrete?", "concrete input"),
+        # A kind is asked for, not a name.
+        ("Which type of livestock was the central valley known for?", "cattle ranches"),
+        # "named" is not an event (a successor named).
+        ("Southern California is famous for tourism and what notably named district?", "Hollywood"),
+    ],
+    ids=["choice", "kind", "named"],
+)
+def test_reference_style_questions_are_not_read_as_events_or_names(
+    separate: Library, question: str, expected: str
+) -> None:
+    answer = separate.ask(question)
+    assert answer.answered, answer.refused_by
+    assert expected in answer.spans[0].text

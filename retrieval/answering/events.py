@@ -22,7 +22,7 @@ _EVENTS = [
     re.compile(
         r"\b(?:replac\w*|succe(?:ed|eds|eded|eding|ssor|ssors|ssion)|(?:take|takes|took|taken|taking)\s+over"
         r"|new\s+(?:chief|boss|head|leader|chairman|president|manager|director|editor|guitarist|bassist|singer|drummer)"
-        r"|appoint\w*|named)\b",
+        r"|appoint\w*)\b",
         re.I,
     ),
     # A trial's end: "found guilty", "cleared", "the verdict".

@@ -130,7 +130,8 @@ _OUTCOME = re.compile(
     # bid collapsed?" is not answered by "Seifert, chief executive, ... the bid" (natural
     # questions, all parts seen so far: 8 of 8 such questions answered were ones the library
     # cannot answer).
-    r"|^(?:did|has|have|had|was|were|is|are|does|do)\b",
+    # (A choice of the present, "Is the output simple or complex?", asks which, not whether.)
+    r"|^(?:did|has|have|had|was|were)\b|^(?:is|are|does|do)\b(?![^?]*\bor\b)",
     re.IGNORECASE,
 )
 
