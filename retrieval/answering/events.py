@@ -29,7 +29,8 @@ _EVENTS = [
     re.compile(r"\b(?:verdict|convict\w*|acquit\w*|guilty|jail\w*|prison\w*|sentenc\w*|cleared)\b", re.I),
     re.compile(r"\b(?:arrest\w*|detained|held by police|charged)\b", re.I),
     re.compile(r"\b(?:divorc\w*|split\s+up|separat\w*)\b", re.I),
-    re.compile(r"\b(?:freed|released|release|escaped)\b", re.I),
+    # Set free; not a film's or a record's release ("How much will a new release cost to rent?").
+    re.compile(r"\b(?:freed|set free|escaped|(?:was|were|been|be|being|get|got)\s+released)\b", re.I),
 ]
 
 
