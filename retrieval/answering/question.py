@@ -171,6 +171,8 @@ class Question:
     def search_text(self) -> str:
         if self.kind == "speaker":
             return self.topic or self.who
+        # A "who said" question is searched as a whole: the words before "said" often name the
+        # story ("In the Bill Cosby case, who said ...", "Which Maldives official said ...").
         return self.text
 
 
