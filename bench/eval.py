@@ -86,11 +86,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--natural-part",
-        choices=["dev", "test", "final", "final2", "final3", "final4", "final5", "final6", "all"],
+        choices=["dev", "test", "final", "final2", "final3", "final4", "final5", "final6", "final7", "all"],
         default="test",
         help=(
             "dev: the part rules are tuned on; test: the reported part; final: written after the rules"
-            " froze; final2-final6: written after the second to sixth round of rules froze"
+            " froze; final2-final7: written after the second to seventh round of rules froze"
         ),
     )
     parser.add_argument(
