@@ -457,7 +457,7 @@ SEPARATE_NAMES = [
         key="test:problems",
         title="Computational problems",
         text=(
-            "A problem instance is a concrete input to an abstract computational problem.\n\n"
+            "A problem instance is a concrete input, which may be any string, to an abstract problem.\n\n"
             "The central valley was known above all for its cattle ranches."
         ),
     ),
@@ -579,13 +579,6 @@ def test_a_speaker_asked_for_in_other_words_is_found(separate: Library, question
     assert answer.answered and answer.spans[0].speaker == speaker
 
 
-def test_how_old_needs_an_age_not_any_number(separate: Library) -> None:
-    # "the 2300 slot" holds a number, not an age.
-    assert not separate.ask("How old is Huw Stephens, the rock DJ going on air on Tuesdays?").answered
-    answer = separate.ask("How old is John Houston, the candidate for the East Kilbride seat?")
-    assert answer.answered and "54" in answer.spans[0].text
-
-
 def test_which_needs_a_name_beside_the_thing_asked_for(separate: Library) -> None:
     # "in prison" and the name Lord Archer do not name the prison, nor does the Old Bailey,
     # further along the sentence.
@@ -597,11 +590,40 @@ def test_which_needs_a_name_beside_the_thing_asked_for(separate: Library) -> Non
     assert "Royal Infirmary" in answer.spans[0].text
 
 
-def test_how_many_needs_a_number_of_the_thing_counted(separate: Library) -> None:
-    # "three days" is a number, but not of copies.
-    assert not separate.ask("How many copies did Eminem's album Encore sell in the US?").answered
-    answer = separate.ask("How many copies did Green Day's Boulevard of Broken Dreams sell in its first week?")
-    assert answer.answered and "42,000 copies" in answer.spans[0].text
+@pytest.mark.parametrize(
+    ("refused", "answered", "expected"),
+    [
+        # "the 2300 slot" holds a number, not an age.
+        (
+            "How old is Huw Stephens, the rock DJ going on air on Tuesdays?",
+            "How old is John Houston, the candidate for the East Kilbride seat?",
+            "54",
+        ),
+        # "three days" is a number, but not of copies.
+        (
+            "How many copies did Eminem's album Encore sell in the US?",
+            "How many copies did Green Day's Boulevard of Broken Dreams sell in its first week?",
+            "42,000 copies",
+        ),
+        # "100,000 public bodies" is a number, not what a request costs.
+        (
+            "How much will it cost someone to make a freedom of information request?",
+            "How much does a fishing licence for the river cost?",
+            "£25 a day",
+        ),
+        # Jim Lanzone is named, but far from "founded": he did not found Bloglines.
+        ("Who founded Bloglines?", "Who founded the Huffington Post?", "Arianna Huffington"),
+    ],
+    ids=["how old needs an age", "how many needs a count of the thing", "how much money needs a sum", "who did"],
+)
+def test_the_answer_must_hold_the_kind_of_thing_asked_for(
+    separate: Library, refused: str, answered: str, expected: str
+) -> None:
+    answer = separate.ask(refused)
+    assert not answer.answered, answer.text
+    answer = separate.ask(answered)
+    assert answer.answered, answer.refused_by
+    assert expected in answer.spans[0].text
 
 
 @pytest.mark.parametrize(
@@ -616,15 +638,6 @@ def test_a_name_asked_in_another_form_is_in_the_article(separate: Library, quest
     answer = separate.ask(question)
     assert answer.answered, answer.refused_by
     assert expected in answer.spans[0].text
-
-
-def test_how_much_money_needs_a_sum_not_any_number(separate: Library) -> None:
-    # "100,000 public bodies" is a number, not what a request costs.
-    answer = separate.ask("How much will it cost someone to make a freedom of information request?")
-    assert not answer.answered, answer.text
-    answer = separate.ask("How much does a fishing licence for the river cost?")
-    assert answer.answered, answer.refused_by
-    assert "£25 a day" in answer.spans[0].text
 
 
 def test_who_said_shows_the_quotes_that_come_close_closest_first(separate: Library) -> None:
@@ -656,15 +669,6 @@ def test_an_event_no_story_reports_is_refused(separate: Library) -> None:
     answer = separate.ask("Why did Alan Milburn quit as health secretary?")
     assert answer.answered, answer.refused_by
     assert "more time with his young family" in answer.spans[0].text
-
-
-def test_who_did_needs_a_name_beside_the_deed(separate: Library) -> None:
-    # Jim Lanzone is named, but far from "founded": he did not found Bloglines.
-    answer = separate.ask("Who founded Bloglines?")
-    assert not answer.answered, answer.text
-    answer = separate.ask("Who founded the Huffington Post?")
-    assert answer.answered, answer.refused_by
-    assert "Arianna Huffington" in answer.spans[0].text
 
 
 @pytest.mark.parametrize(

@@ -71,8 +71,8 @@ _CAPITALISED = re.compile(r"[A-Z][a-z]")
 
 
 def _named_noun(question: str) -> frozenset[str]:
-    """The stemmed words of the thing whose name a "which ..." or "what is the name of ..."
-    question asks for ("prison"; "japanes", "film", "compani"), or none. Any of them may stand
+    """The stemmed words of the thing whose name a "which ...", "what is the name of ..." or
+    "who <did> ..." question asks for ("prison"; "japanes", "film", "compani"; "found"), or none. Any of them may stand
     beside the name: "Which Japanese film company ...?" is answered by "Shochiku film studios"."""
     text = question.strip()
     match = _WHICH_PHRASE.match(text) or _WHICH_WORD.match(text) or _NAME_OF.match(text) or _WHO_DID.match(text)
