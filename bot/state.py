@@ -288,9 +288,8 @@ class BotState(Database):
             removed += connection.execute("DELETE FROM feedback WHERE updated_at < ?", (cutoff,)).rowcount
             removed += connection.execute("DELETE FROM answers WHERE created_at < ?", (cutoff,)).rowcount
             removed += connection.execute("DELETE FROM conversations WHERE asked_at < ?", (cutoff,)).rowcount
-            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            # Other features' tables that keep a question or a user id, where this version has them.
+            # Other features' tables that keep a question or a user id (every migration creates them;
+            # no sqlite_master lookup, which PostgreSQL, the cluster backend, does not have).
             for table, column in (("gaps", "created_at"), ("shares", "shared_at")):
-                if table in tables:
-                    removed += connection.execute(f"DELETE FROM {table} WHERE {column} < ?", (cutoff,)).rowcount
+                removed += connection.execute(f"DELETE FROM {table} WHERE {column} < ?", (cutoff,)).rowcount
         return removed

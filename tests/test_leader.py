@@ -2,7 +2,7 @@
 
 Both workers share one real PostgreSQL (the bot state, the digest subscriptions and runs, the
 leader lock) and post to one fake Slack. Only the leader runs digests: two workers started post
-a due digest once; the leader killed (SIGKILL, no goodbye) is replaced within 30 s, and the digest
+a due digest once; the leader frozen, then killed (SIGKILL, no goodbye), is replaced within 30 s, and the digest
 that fell due while no one led is posted once, by the new leader. Each worker keeps its own
 in-memory Qdrant (no Qdrant server can run here), rebuilt from the shared store at start, which
 digests do not read.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -81,10 +82,18 @@ def test_two_workers_post_a_digest_once_and_the_survivor_takes_over(tmp_path: Pa
         assert _health(second_port)["leader"] is False
         assert _posts_to(slack, "C1") == 1, "the second worker posted the digest again"
 
+        # The leader hangs (SIGSTOP: it still holds the lock, but posts nothing), a digest falls due,
+        # then the leader dies (SIGKILL, no goodbye). Subscribing only after the kill raced the
+        # survivor: a first pass before the subscription was stored sleeps up to MAX_SLEEP (30 s).
+        first.send_signal(signal.SIGSTOP)
+        # In a thread: should the frozen leader hold the store's write lock, the kill frees it.
+        subscriber = threading.Thread(target=_subscribe_overdue, args=(postgres_url, "C2"))
+        subscriber.start()
+        subscriber.join(10)
         first.send_signal(signal.SIGKILL)
+        subscriber.join()
         first.wait(10)
         killed = time.monotonic()
-        _subscribe_overdue(postgres_url, "C2")  # falls due while no one leads
         _wait(lambda: _health(second_port).get("leader") is True, TAKEOVER_SECONDS, "the survivor to take over")
         took = time.monotonic() - killed
         _wait(lambda: _posts_to(slack, "C2") == 1, 30, "the digest missed while no one led")
@@ -105,7 +114,6 @@ def test_two_workers_post_a_digest_once_and_the_survivor_takes_over(tmp_path: Pa
 def test_only_one_of_two_leaderships_on_one_data_directory_runs_the_jobs(tmp_path: Path) -> None:
     """The embedded backend: two serve processes on one data directory elect one leader too
     (flock on ``leader.lock``); the lock's holder stopping lets the other take over."""
-    import threading
 
     started: list[str] = []
 

@@ -21,6 +21,8 @@ import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.health import Health
 from bot.logs import configure_logging
 from bot.state import BotState
@@ -214,10 +216,16 @@ def test_metrics_count_questions_answers_and_abstentions(seed_service) -> None: 
     assert "byline_answer_seconds_count 2.0" in text and "byline_queue_depth 0.0" in text
 
 
-def test_retention_prunes_old_questions_and_user_ids(tmp_path: Path) -> None:
-    state = BotState(tmp_path / "state.sqlite3")
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_retention_prunes_old_questions_and_user_ids(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    """On both state stores: the cluster backend's PostgreSQL once failed every prune."""
+    location = tmp_path / "state.sqlite3" if backend == "sqlite" else request.getfixturevalue("postgres_url")
+    state = BotState(location)
     try:
         old = state.save_answer("slack", "UOLD", "an old question", {"answered": True})
+        assert state.mark_shared(old, "slack", "C1", "UOLD")
         state.vote(old, "slack", "UVOTER", 1)
         state.remember("slack:C1", "an old question")
         # 100 days later the old rows are past a 90-day retention; a new one is not.
