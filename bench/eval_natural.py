@@ -84,7 +84,9 @@ NATURAL_DIR = Path(__file__).resolve().parent / "data" / "natural"
 def dev_questions(limit: int) -> list[NaturalQuestion]:
     """The first ``limit`` dev questions of all the natural files: the question mix of the
     speed benches (``bench_ask_latency``, ``bench_related``)."""
-    natural = [q for path in sorted(NATURAL_DIR.glob("*.tsv")) for q in load_natural(path)]
+    # Never the blind final parts: a bench must not run Byline on a part before its one scoring.
+    files = [path for path in sorted(NATURAL_DIR.glob("*.tsv")) if not path.stem.startswith("final")]
+    natural = [q for path in files for q in load_natural(path)]
     return [q for q in natural if q.part == "dev"][:limit]
 
 

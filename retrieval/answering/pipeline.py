@@ -225,8 +225,9 @@ def _who_said_answer(
 
 def _quote_span(library: Library, citations: Citations, quote: Quote, best: Sentence, score: float) -> AnswerSpan:
     """A quote as an answer span (all of it when short, else its best sentence), cited."""
-    start, end = quote_window(quote, best)
-    text = library.store.article(quote.article_id, with_text=True).text[start:end]  # type: ignore[union-attr]
+    article_text = library.store.article(quote.article_id, with_text=True).text  # type: ignore[union-attr]
+    start, end = quote_window(library, quote, best, article_text)
+    text = article_text[start:end]
     n = citations.number(quote.article_id, quote.paragraph, best.passage_id)
     return AnswerSpan(text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(score, 4))
 

@@ -331,8 +331,27 @@ def choose_quotes(ranked: list[RankedQuote], tuning: Tuning) -> list[RankedQuote
     return sorted(chosen, key=lambda item: (item.quote.article_id, item.quote.start))
 
 
-def quote_window(quote: Quote, best: Sentence) -> tuple[int, int]:
-    """The whole quote when it is short, else the best sentence of it (still verbatim)."""
-    if len(quote.text.split()) <= 70:
+# A quote shown whole has at most this many words; a longer one is shown by its best sentence.
+QUOTE_WORDS_SHOWN = 70
+
+
+def quote_window(library: Library, quote: Quote, best: Sentence, article_text: str) -> tuple[int, int]:
+    """What of a quote to show: all of what the speaker said there when it is short (a quote of
+    several sentences is one unit), else this piece of it, else its best sentence (verbatim).
+
+    A writer who opens each sentence of one quote anew (`"A. "B. "C."`) leaves it stored piece
+    by piece under one group; the words asked about are often in the piece after the one
+    closest to the topic (natural questions: the continuation was dropped as "the same quote").
+    """
+    pieces = [
+        q
+        for q in library.store.quotes_of_articles([quote.article_id])
+        if q.group == quote.group and q.paragraph == quote.paragraph
+    ]
+    if pieces:
+        start, end = min(q.start for q in pieces), max(q.end for q in pieces)
+        if start <= quote.start and end >= quote.end and len(article_text[start:end].split()) <= QUOTE_WORDS_SHOWN:
+            return start, end
+    if len(quote.text.split()) <= QUOTE_WORDS_SHOWN:
         return quote.start, quote.end
     return max(quote.start, best.start), min(quote.end, best.end)
