@@ -86,7 +86,20 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--natural-part",
-        choices=["dev", "test", "final", "final2", "final3", "final4", "final5", "final6", "final7", "final8", "seen", "all"],
+        choices=[
+            "dev",
+            "test",
+            "final",
+            "final2",
+            "final3",
+            "final4",
+            "final5",
+            "final6",
+            "final7",
+            "final8",
+            "seen",
+            "all",
+        ],
         default="test",
         help=(
             "dev: the part rules are tuned on; test: the reported part; final: written after the rules"

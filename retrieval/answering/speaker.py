@@ -61,55 +61,119 @@ _CAPITALISED_RUN = re.compile(r"(?:[A-Z][\w’'\-]*[a-z][\w’'\-]*)(?:\s+(?:de|
 def resolve_speakers(library: Library, who: str) -> list[str]:
     """Stored speakers the person named in a question refers to.
 
-    Tries the name as asked, then the names inside it, longest first ("the Microsoft boss Bill
-    Gates" -> "Bill Gates", "Tony Blair's spokesman" -> "Tony Blair"), then the last words of
-    each ("Daiwa's Michael Moran" -> "Michael Moran", then "Moran"), then the words of it that
-    any stored speaker has ("chancellor gordon brown" -> "gordon brown").
+    Tries the name as asked, then the person the phrase is about (its head), then the names
+    inside it, longest first ("the Microsoft boss Bill Gates" -> "Bill Gates", "Tony Blair's
+    spokesman" -> "Tony Blair"), then the last words of each ("Daiwa's Michael Moran" ->
+    "Michael Moran", then "Moran"), then the words of it that any stored speaker has
+    ("chancellor gordon brown" -> "gordon brown").
     """
-    who = re.sub(r"['’]s\b", "", who)
-    for candidate in _name_candidates(who):
+    head, rest = _head_and_rest(re.sub(r"['’]s\b", "", who), who)
+    for candidate in _name_candidates(who, head, rest):
         found = match_speakers(library, candidate)
         if found:
             return found
     by_word = _speaker_words(library)
-    words = _name_words(who)
+    words = _name_words(head)
     if not words:
         return []
     # The surname decides: "Rob Partridge" is not every stored Rob when nobody quoted is called
     # Partridge (the topic then picked some Rob's quote about something else). A surname a
-    # letter away from a stored one is that one ("Trevor Philips" for Trevor Phillips).
+    # letter away from a stored one is that one ("Trevor Philips" for Trevor Phillips); with
+    # the first name given, two letters away too ("Dave Prentice" for Dave Prentis).
     # The other words narrow it when they belong to the name ("chancellor gordon brown"), and
     # are dropped when they do not ("the symantec guy hogan": Symantec is a speaker too).
     others = [word for word in words[:-1] if word in by_word]
-    for surname in _stored_spellings(words[-1], by_word):
-        for name in (" ".join([*others, surname]), surname):
-            found = match_speakers(library, name)
-            if found:
-                return found
+    spellings = _stored_spellings(words[-1], by_word, with_first_name=bool(others))
+    for surname in spellings if others else []:
+        found = match_speakers(library, " ".join([*others, surname]))
+        if found:
+            return found
+    for surname in spellings:
+        found = match_speakers(library, surname)
+        # Without its first name a mistyped surname may be someone else's ("Trevor Philips" is
+        # not Philip French): a corrected spelling alone counts only for someone of that name.
+        if found and (surname == words[-1] or not others or _shares_a_word(found, others)):
+            return found
     return []
 
 
-def _stored_spellings(word: str, by_word: dict[str, set[str]]) -> list[str]:
+def _shares_a_word(speakers: list[str], words: list[str]) -> bool:
+    return any(set(words) & set(_name_words(speaker)) for speaker in speakers)
+
+
+# Where the person a phrase names is said to belong somewhere: "William Corr of the Campaign
+# for Tobacco-Free Kids", "Kurt Karl at Swiss Re", "meighan from kasabian".
+_AFFILIATION = re.compile(r"\s+(?:of|from|at|with|for|in)\s+")
+# Where the person follows their organisation: "Bank of America's Robert Sinche".
+_POSSESSIVE_BEFORE_NAME = re.compile(r"^.*['’]s\s+(?=[A-Z])")
+
+
+def _head_and_rest(who: str, asked: str) -> tuple[str, str]:
+    """The part of a phrase that names the person, and the rest (their organisation or
+    affiliation, whose own names are tried only when the head names nobody)."""
+    if "," in who:
+        # An apposition: "Clement, the German economy minister".
+        first, after = who.split(",", 1)
+        if _CAPITALISED_RUN.search(first):
+            return first, after
+    possessive = _POSSESSIVE_BEFORE_NAME.match(asked)
+    if possessive:
+        return asked[possessive.end() :], asked[: possessive.end()]
+    parts = _AFFILIATION.split(who, maxsplit=1)
+    if len(parts) == 2 and parts[0].strip() and parts[0].split()[-1].lower() not in _NOT_NAME_WORDS:
+        return parts[0], parts[1]
+    return who, ""
+
+
+def _stored_spellings(word: str, by_word: dict[str, set[str]], with_first_name: bool = False) -> list[str]:
     """``word`` if a stored speaker's name has it, then the stored words a letter away from it
-    or with two letters swapped ("Schnieder"; five letters or more, so "Rob" is not "Bob")."""
+    or with two letters swapped ("Schnieder"; five letters or more, so "Rob" is not "Bob").
+    With the first name given, shorter words ("Oliver Irsh") and, from six letters, words two
+    letters away ("Prentice" for "Prentis") count too: the first name then vouches for them."""
     exact = [word] if word in by_word else []
-    if len(word) < 5:
+    if len(word) < (4 if with_first_name else 5):
         return exact
     close = [
         w
         for w in by_word
-        if w != word and abs(len(w) - len(word)) <= 1 and (one_edit_apart(w, word) or letters_swapped(w, word))
+        if w != word
+        and abs(len(w) - len(word)) <= 2
+        and (
+            one_edit_apart(w, word)
+            or letters_swapped(w, word)
+            or (with_first_name and len(word) >= 6 and _two_edits_apart(w, word))
+        )
     ]
     return exact + sorted(close)
 
 
-def _name_candidates(who: str) -> list[str]:
-    runs = sorted(_CAPITALISED_RUN.findall(who), key=lambda run: -len(run.split()))
-    candidates = [who, *runs]
-    for run in runs:
+def _two_edits_apart(a: str, b: str) -> bool:
+    """Whether two words of the same first letter are at most two letters added, dropped or
+    changed apart (Levenshtein distance <= 2)."""
+    if a[:1] != b[:1]:
+        return False
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1] <= 2
+
+
+def _name_candidates(who: str, head: str, rest: str) -> list[str]:
+    """The name as asked, then the names of its head, each run followed by its last words
+    ("Daiwa Michael Moran", "Michael Moran", "Moran"), the last run first ("the Aston Martin
+    boss Ulrich Bez"); the rest's names only when the head has none ("Tony Blair's spokesman")."""
+    candidates = [who.strip(), head.strip()]
+    runs = _CAPITALISED_RUN.findall(head)
+    if not runs:
+        runs = _CAPITALISED_RUN.findall(rest)
+    ordered = sorted(reversed(runs), key=lambda run: -len(run.split())) if runs else []
+    for run in ordered:
         words = run.split()
-        candidates += [" ".join(words[i:]) for i in range(1, len(words))]  # "Daiwa Michael Moran"
-    return list(dict.fromkeys(candidates))
+        candidates += [" ".join(words[i:]) for i in range(len(words))]
+    return [c for c in dict.fromkeys(candidates) if c]
 
 
 def _name_words(who: str) -> list[str]:

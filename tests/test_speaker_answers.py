@@ -1,0 +1,103 @@
+"""Speaker answers as users ask for them (round 9 of the natural questions): a quote of several
+sentences is shown as one unit, and the person is found in the way people name them (after
+their organisation, before an affiliation or an apposition, with a typo in the surname)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from retrieval.embedder import Embedder
+from retrieval.library import Library
+from retrieval.models import ArticleDraft
+
+ARTICLES = [
+    ArticleDraft(
+        key="test:fostering",
+        title="Foster carers to get a national minimum allowance",
+        text=(
+            "Foster carers in England are to be paid a national minimum allowance, the government has said.\n\n"
+            "Children's minister Margaret Hodge said: \"We need to make sure that arrangements for paying foster "
+            'carers are as fair and transparent as possible. "Foster carers must not be out of pocket when meeting '
+            'the costs of caring for a looked after child."\n\n'
+            "The Fostering Network welcomed the plan."
+        ),
+    ),
+    ArticleDraft(
+        key="test:dollar",
+        title="Dollar slides as Greenspan speaks on the deficit",
+        text=(
+            "The dollar fell after Alan Greenspan spoke about the US current account deficit.\n\n"
+            '"I think the chairman is taking a much more relaxed view of the current account deficit than before," '
+            "said Robert Sinche, head of currency strategy at Bank of America.\n\n"
+            '"The dollar will keep falling," said Deutsche Bank in a note to clients.'
+        ),
+    ),
+    ArticleDraft(
+        key="test:ipod",
+        title="iPod mini set to be the Christmas best seller",
+        text=(
+            "Apple's iPod mini is expected to sell out before Christmas in the UK.\n\n"
+            '"The iPod mini is likely to be this year\'s must-have toy," said Oliver Irish, news editor of Stuff '
+            "magazine.\n\n"
+            '"Shops will run out of stock by mid-December," said Stuff Magazine in its gadget guide.'
+        ),
+    ),
+    ArticleDraft(
+        key="test:pensions",
+        title="Unions attack MPs over pension deal",
+        text=(
+            "Public sector unions threatened strikes over plans to raise the retirement age.\n\n"
+            'Unison general secretary Dave Prentis said: "What really riles me is the hypocrisy of MPs who '
+            'recently voted themselves a better pension deal."'
+        ),
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
+    library = Library.open(Path(tmp_path_factory.mktemp("speakers")) / "data", embedder)
+    library.add_drafts(ARTICLES)
+    yield library
+    library.close()
+
+
+def test_a_quote_of_several_sentences_is_shown_whole(corpus: Library) -> None:
+    # The writer opened the second sentence anew ("A. "B."): one quote, stored in two pieces.
+    # The piece closest to the topic is the first; the words about costs are in the second.
+    answer = corpus.ask("What did Margaret Hodge say about fosterers paying costs out of their own money?")
+    assert answer.answered and answer.spans[0].speaker == "Margaret Hodge"
+    span = answer.spans[0]
+    assert span.text.startswith("We need to make sure")
+    assert span.text.endswith("the costs of caring for a looked after child.")
+    article = corpus.store.article(span.article_id, with_text=True)
+    assert article is not None and article.text[span.start : span.end] == span.text  # still verbatim
+    assert len(answer.spans) == 1  # one quote, not its pieces as two
+
+
+@pytest.mark.parametrize(
+    ("question", "speaker"),
+    [
+        # The person after their organisation's possessive, not the organisation's other names.
+        ("What did Bank of America's Robert Sinche make of Greenspan's view on the deficit?", "Robert Sinche"),
+        # The person before "from ...", with a letter missing from the surname.
+        ("How did Oliver Irsh from Stuff magazine describe the iPod mini's chances?", "Oliver Irish"),
+        # Two letters off, vouched for by the first name.
+        ("What did Dave Prentice think of MPs' own pension deal?", "Dave Prentis"),
+        # An apposition after the name.
+        ("What did Prentis, the Unison leader, think of MPs' own pension deal?", "Dave Prentis"),
+    ],
+)
+def test_the_person_is_found_as_people_name_them(corpus: Library, question: str, speaker: str) -> None:
+    answer = corpus.ask(question)
+    assert answer.answered, answer.message
+    assert answer.spans[0].speaker == speaker
+
+
+def test_a_mistyped_surname_alone_is_not_someone_else_with_another_first_name(corpus: Library) -> None:
+    # "Prentice" is two letters from "Prentis": with another first name, it is not him.
+    answer = corpus.ask("What did Tom Prentice think of MPs' own pension deal?")
+    assert not any(span.speaker == "Dave Prentis" for span in answer.spans)
