@@ -1,14 +1,17 @@
-"""Speaker answers as users ask for them (round 9 of the natural questions): a quote of several
-sentences is shown as one unit, and the person is found in the way people name them (after
-their organisation, before an affiliation or an apposition, with a typo in the surname)."""
+"""Answers as users ask for them (round 9 of the natural questions): a quote of several
+sentences is shown as one unit, the person is found in the way people name them (after their
+organisation, before an affiliation or an apposition, with a typo in the surname), and a fact
+answer holds the detail asked for, not only the sentence that restates the question."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from retrieval.answering import TUNING, answer_question
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
@@ -101,3 +104,35 @@ def test_a_mistyped_surname_alone_is_not_someone_else_with_another_first_name(co
     # "Prentice" is two letters from "Prentis": with another first name, it is not him.
     answer = corpus.ask("What did Tom Prentice think of MPs' own pension deal?")
     assert not any(span.speaker == "Dave Prentis" for span in answer.spans)
+
+
+DOHERTY = ArticleDraft(
+    key="test:doherty",
+    title="Doherty to spend weekend in jail",
+    text=(
+        "Singer Pete Doherty will have to spend the weekend in jail because he could not come up with "
+        "£150,000 bond money for his bail.\n\n"
+        "The Libertines frontman was arrested in east London on Thursday after a fight at a hotel. "
+        "He is out on £50,000 bail and the judge agreed to extend his curfew by two hours."
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def doherty(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
+    library = Library.open(Path(tmp_path_factory.mktemp("detail")) / "data", embedder)
+    library.add_drafts([DOHERTY])
+    yield library
+    library.close()
+
+
+def test_a_fact_answer_adds_the_sentence_with_the_detail_asked_for(doherty: Library) -> None:
+    # The closest sentence restates the question; the sum of money stands further down.
+    question = "How much is Pete Doherty's bail set at?"
+    answer = doherty.ask(question)
+    assert answer.answered
+    assert answer.spans[0].text.startswith("Singer Pete Doherty will have to spend the weekend")
+    assert any("£50,000 bail" in span.text for span in answer.spans)
+    assert len(answer.spans) <= 3
+    without = answer_question(doherty, question, (), replace(TUNING, detail_window=0))
+    assert not any("£50,000" in span.text for span in without.spans)

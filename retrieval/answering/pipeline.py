@@ -22,7 +22,15 @@ from .checks import Refusal
 from .citations import Citations
 from .compose import abstain, finish, hits, quote_speaker
 from .events import asked_events, unreported
-from .facts import asks_for_outcome, choose_sentences, confident, outcomes_first, typed_first, words_besides_names
+from .facts import (
+    asks_for_outcome,
+    choose_sentences,
+    confident,
+    outcomes_first,
+    typed_first,
+    with_the_detail,
+    words_besides_names,
+)
 from .names import MissingTerms, names_absent
 from .question import MAX_QUESTION_CHARS, Question, parse, with_context
 from .speaker import (
@@ -156,7 +164,8 @@ def _fact_answer(
         f"I have no words of {reported.who} in quote marks; this is how the articles report them." if reported else ""
     )
 
-    return _sentences_answer(library, question, choose_sentences(scored, tuning, other_words), message)
+    chosen = with_the_detail(choose_sentences(scored, tuning, other_words), scored, question.text, tuning)
+    return _sentences_answer(library, question, chosen, message)
 
 
 def _event_unreported(library: Library, asked: str, article_id: int) -> bool:
