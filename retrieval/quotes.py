@@ -24,7 +24,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 8
+RULES_VERSION = 9
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -41,7 +41,7 @@ _VERB = rf"(?:(?:has|had|have|also|later|then|simply|previously|once)\s+)?(?:{SP
 # speaker, possibly behind a job title ("chief executive James Skinner") or before an
 # apposition ("William Lerach, the lawyer leading the suit, said").
 _AFTER_CHUNK_VERB = re.compile(rf"^[,.!?]?\s*[–—-]?\s*(?P<chunk>[^\"“”.;:!?]{{1,160}}?),?\s+{_VERB}\b")
-_AFTER_VERB_CHUNK = re.compile(rf"^[,.!?]?\s*{_VERB}\s+(?P<chunk>[^\"“”.;:!?]{{1,120}})")
+_AFTER_VERB_CHUNK = re.compile(rf"^[,.!?]?\s*(?:{_VERB}|according\s+to)\s+(?P<chunk>[^\"“”.;:!?]{{1,120}})")
 _LOWER_WORDS = r"(?:(?:[A-Z][\w’'\-]*['’]s\s+)?(?:[a-z][\w’'\-]*\s+|[A-Z][\w’'\-]+\s+){0,5}?)"
 _ROLE_WORD = re.compile(rf"\b(?:{ROLE_NOUNS})\b", re.IGNORECASE)
 _FULL_NAME = re.compile(r"\b[A-Z][a-z][\w’'\-]*\s+[A-Z][a-z][\w’'\-]*")
@@ -51,13 +51,17 @@ _CHUNK_NAME = re.compile(rf"^{_LOWER_WORDS}(?P<speaker>{NAME})$")
 # unless it is itself the name: `The Shadow Secretary for the Family, Theresa May, said: "`.
 # A post-nominal stays outside the name: `Peter Ainsworth MP, said: "`.
 _BEFORE = re.compile(
-    rf"{_SPEAKER}(?:\s+(?:MP|MEP|MSP|QC|AM))?(?:,\s+(?!(?:{NAME}),)[^,:;\"“”]{{1,80}},)?,?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}"
+    rf"{_SPEAKER}(?:\s+(?:MP|MEP|MSP|QC|AM))?(?:,\s+(?!(?:{NAME}),)[^,:;\"“”]{{1,80}},"
+    # An apposition the writer did not close: `Mark Serwotka, the leader of the PCS union said: "`.
+    rf"|,\s+(?:the|a|an|his|her)\s+[^,:;\"“”]{{1,80}}?(?=\s+{_VERB}))?,?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}"
     rf"(?:\s+[^:\"“”]{{0,80}}?)?\s*[:,]\s*$"
 )
 # A sentence that introduces a quote with a colon: `He also praised the film director: "`.
 _COLON = re.compile(rf"^\s*(?P<speaker>{NAME}|{_PRONOUN})(?:\s+himself|\s+herself)?\s+[^\"“”]{{0,120}}:\s*$")
 _LEAD_IN = (
-    r"(?:(?:And|But|Meanwhile|However|Separately|Earlier|Later|Instead|In a statement|In its report|Yesterday)[,]?\s+)*"
+    r"(?:(?:And|But|Meanwhile|However|Separately|Earlier|Later|Instead|In a statement|In its report|Yesterday)[,]?\s+"
+    # "Commenting on the delay to the albums, Mr Levy said that …": the person after the phrase.
+    r"|(?:Commenting|Speaking|Writing|Responding|Talking|Referring|Turning|Asked)\b[^,\"“”]{0,120},\s+)*"
 )
 # A partial quote inside reported speech: `Mourinho later accused City of being "…"`.
 _REPORTED = re.compile(
@@ -324,8 +328,8 @@ class _Attributor:
         if end <= floor or self.text[end - 1] not in ".!?":
             return ""
         start = _sentence_start(self.text, end - 1, floor)
-        if re.search(r"[\"“”]", self.text[start:end]):
-            return ""
+        # The sentence may hold a partial quote of the same person (`Mr Blair … said abortion was a
+        # "difficult issue". "However much I dislike …"`): its subject comes before any mark.
         found = self._reported(start, end)
         if found:
             return self.resolve(found[0], found[1], (segment.open_mark, segment.end))

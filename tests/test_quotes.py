@@ -286,3 +286,40 @@ def test_the_name_after_a_job_is_the_speaker_and_a_name_in_the_job_stays_the_spe
     assert speaker_of(found, "The routes do not") == "Robert Boyle"
     assert speaker_of(found, "There is no single") != "Trade Representative"
     assert speaker_of(found, "fat, dumb") != "Reuters"
+
+
+@pytest.mark.parametrize(
+    ("text", "quote_start", "speaker"),
+    [
+        # A participial phrase before the subject is not the speaker.
+        (
+            "EMI warned on profits. Commenting on the delay to the Coldplay album, Mr Levy said that "
+            '"creating and marketing music is not an exact science".',
+            "creating and marketing",
+            "Levy",
+        ),
+        # "according to" after the quote names its speaker.
+        (
+            'With IPTV, the switch takes 15 milliseconds. "That gets rounds of applause," according to Mr Graczyk.',
+            "That gets rounds",
+            "Graczyk",
+        ),
+        # An apposition the writer did not close with a comma.
+        (
+            "Mr Brown announced job cuts. Mark Serwotka, the leader of the Public and Commercial Services Union "
+            'said: "In last year\'s budget we had the day of the long knives."',
+            "In last year",
+            "Mark Serwotka",
+        ),
+        # The sentence before holds a partial quote of the same person, then their own words.
+        (
+            'Mr Blair, who denied he planned to convert, said abortion was a "difficult issue". "However much I '
+            'dislike the idea of abortion, you should not criminalise a woman who makes that choice."',
+            "However much",
+            "Blair",
+        ),
+    ],
+)
+def test_round_9_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
+    found = [q for q in quotes_of(text) if q.text.startswith(quote_start)]
+    assert found and found[0].speaker == speaker

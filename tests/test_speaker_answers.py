@@ -49,6 +49,19 @@ ARTICLES = [
         ),
     ),
     ArticleDraft(
+        key="test:duran-tour",
+        title="Duran Duran plan a world tour",
+        text='Simon Le Bon said: "We will tour the world again next year with the new album."',
+    ),
+    ArticleDraft(
+        key="test:duran-album",
+        title="Duran Duran album climbs the chart",
+        text=(
+            "The band's new album entered the chart at number three.\n\n"
+            '"We are like any people who get very close, and we inspire each other musically," Le Bon said.'
+        ),
+    ),
+    ArticleDraft(
         key="test:pensions",
         title="Unions attack MPs over pension deal",
         text=(
@@ -98,6 +111,13 @@ def test_the_person_is_found_as_people_name_them(corpus: Library, question: str,
     answer = corpus.ask(question)
     assert answer.answered, answer.message
     assert answer.spans[0].speaker == speaker
+
+
+def test_quotes_stored_under_the_surname_alone_are_the_persons_too(corpus: Library) -> None:
+    # The second article never gives his full name, so its quote is stored under "Le Bon".
+    answer = corpus.ask("Did Simon Le Bon say anything about how the band members get along?")
+    assert answer.answered
+    assert any("inspire each other" in span.text for span in answer.spans)
 
 
 def test_a_mistyped_surname_alone_is_not_someone_else_with_another_first_name(corpus: Library) -> None:

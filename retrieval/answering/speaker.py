@@ -71,7 +71,7 @@ def resolve_speakers(library: Library, who: str) -> list[str]:
     for candidate in _name_candidates(who, head, rest):
         found = match_speakers(library, candidate)
         if found:
-            return found
+            return _with_shorter_names(library, found)
     by_word = _speaker_words(library)
     words = _name_words(head)
     if not words:
@@ -95,6 +95,23 @@ def resolve_speakers(library: Library, who: str) -> list[str]:
         if found and (surname == words[-1] or not others or _shares_a_word(found, others)):
             return found
     return []
+
+
+def _with_shorter_names(library: Library, found: list[str]) -> list[str]:
+    """The speakers found, and those stored under part of one of their names that holds the
+    surname ("McConnell", "Le Bon"): an article that never gives the full name near a quote
+    stores it under the name it does give."""
+    by_word = _speaker_words(library)
+    shorter = []
+    for speaker in found:
+        words = _name_words(speaker)
+        if len(words) < 2:
+            continue
+        for other in by_word.get(words[-1], set()):
+            other_words = _name_words(other)
+            if other not in found and len(other_words) < len(words) and set(other_words) <= set(words):
+                shorter.append(other)
+    return found + sorted(set(shorter))
 
 
 def _shares_a_word(speakers: list[str], words: list[str]) -> bool:
