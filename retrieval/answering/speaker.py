@@ -424,15 +424,27 @@ def quote_window(library: Library, quote: Quote, best: Sentence, article_text: s
     by piece under one group; the words asked about are often in the piece after the one
     closest to the topic (natural questions: the continuation was dropped as "the same quote").
     """
-    pieces = [
-        q
-        for q in library.store.quotes_of_articles([quote.article_id])
-        if q.group == quote.group and q.paragraph == quote.paragraph
-    ]
-    if pieces:
-        start, end = min(q.start for q in pieces), max(q.end for q in pieces)
-        if start <= quote.start and end >= quote.end and len(article_text[start:end].split()) <= QUOTE_WORDS_SHOWN:
-            return start, end
-    if len(quote.text.split()) <= QUOTE_WORDS_SHOWN:
+    if len(quote.text.split()) > QUOTE_WORDS_SHOWN:
+        return max(quote.start, best.start), min(quote.end, best.end)
+    pieces = sorted(
+        (
+            (q.start, q.end)
+            for q in library.store.quotes_of_articles([quote.article_id])
+            if q.group == quote.group and q.paragraph == quote.paragraph
+        ),
+        key=lambda piece: piece[0],
+    )
+    if (quote.start, quote.end) not in pieces:
         return quote.start, quote.end
-    return max(quote.start, best.start), min(quote.end, best.end)
+    # Grow from this piece, the next one first (what follows the words closest to the topic
+    # usually completes them), while the whole stays short.
+    first = last = pieces.index((quote.start, quote.end))
+    grown = True
+    while grown:
+        grown = False
+        for low, high in ((first, last + 1), (first - 1, last)):
+            if 0 <= low and high < len(pieces):
+                if len(article_text[pieces[low][0] : pieces[high][1]].split()) <= QUOTE_WORDS_SHOWN:
+                    first, last, grown = low, high, True
+                    break
+    return pieces[first][0], pieces[last][1]
