@@ -443,8 +443,8 @@ def quote_window(library: Library, quote: Quote, best: Sentence, article_text: s
     while grown:
         grown = False
         for low, high in ((first, last + 1), (first - 1, last)):
-            if 0 <= low and high < len(pieces):
-                if len(article_text[pieces[low][0] : pieces[high][1]].split()) <= QUOTE_WORDS_SHOWN:
-                    first, last, grown = low, high, True
-                    break
+            inside = low >= 0 and high < len(pieces)
+            if inside and len(article_text[pieces[low][0] : pieces[high][1]].split()) <= QUOTE_WORDS_SHOWN:
+                first, last, grown = low, high, True
+                break
     return pieces[first][0], pieces[last][1]
