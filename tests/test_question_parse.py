@@ -15,6 +15,7 @@ from retrieval.answering.question import parse
         ("what did blair say about the election", "blair", "the election"),
         ("What was Brown's view on borrowing costs?", "Brown", "borrowing costs"),
         ("What's Jobs's take on the price?", "Jobs", "the price"),
+        ("What was Greenspan's worry about the cost of pensions?", "Greenspan", "the cost of pensions"),
         ("What did Greenspan think of the dollar?", "Greenspan", "the dollar"),
         ("What did Howard make of the plans?", "Howard", "the plans"),
         ("How did Kennedy feel about the result?", "Kennedy", "the result"),
@@ -51,6 +52,7 @@ def test_speaker_phrasings(question: str, who: str, topic: str) -> None:
     "question",
     [
         "What does IFPI stand for?",
+        "What did Ofcom eventually rule on the Muslim Council of Britain's complaint about the drama 24?",
         "What does drive by hacking mean?",
         "How much did Google earn in the three months to September?",
         "Why did the IMF say Liberia's economy began growing again?",
