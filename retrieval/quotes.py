@@ -24,7 +24,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 9
+RULES_VERSION = 10
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -46,12 +46,17 @@ _LOWER_WORDS = r"(?:(?:[A-Z][\w’'\-]*['’]s\s+)?(?:[a-z][\w’'\-]*\s+|[A-Z][
 _ROLE_WORD = re.compile(rf"\b(?:{ROLE_NOUNS})\b", re.IGNORECASE)
 _FULL_NAME = re.compile(r"\b[A-Z][a-z][\w’'\-]*\s+[A-Z][a-z][\w’'\-]*")
 _CHUNK_NAME = re.compile(rf"^{_LOWER_WORDS}(?P<speaker>{NAME})$")
+# A name written right after a job word at the end of a chunk: "… Statistics chief Li Deshui".
+# Not an organisation's word ("the Swiss research group MiraLab" names a group, not a person).
+_NAME_AFTER_ROLE = re.compile(
+    rf"\b(?!(?:{'|'.join(sorted(ORGANISATION_ROLES))})\b)(?:{ROLE_NOUNS})\s+(?P<speaker>{NAME})$"
+)
 # Attribution before an opening mark: `Ms Hewitt said: "`, `He told the BBC: "`.
 # An apposition may sit between the name and the verb: `David Cameron, MP for Witney, added: "`,
 # unless it is itself the name: `The Shadow Secretary for the Family, Theresa May, said: "`.
 # A post-nominal stays outside the name: `Peter Ainsworth MP, said: "`.
 _BEFORE = re.compile(
-    rf"{_SPEAKER}(?:\s+(?:MP|MEP|MSP|QC|AM))?(?:,\s+(?!(?:{NAME}),)[^,:;\"“”]{{1,80}},"
+    rf"{_SPEAKER}(?:\s+(?:MP|MEP|MSP|QC|AM))?(?:,\s+(?!(?:{NAME}),)[^,:;\"“”]{{1,120}},"
     # An apposition the writer did not close: `Mark Serwotka, the leader of the PCS union said: "`.
     rf"|,\s+(?:the|a|an|his|her)\s+[^,:;\"“”]{{1,80}}?(?=\s+{_VERB}))?,?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}"
     rf"(?:\s+[^:\"“”]{{0,80}}?)?\s*[:,]\s*$"
@@ -219,10 +224,11 @@ class _Attributor:
         for group in ("chunk", "apposition"):
             # `The woman's lawyer, Dolores M Troiani, said`: the name is in the apposition.
             chunk = (match.group(group) or "").strip()
-            speaker = self._speaker_in(chunk) if chunk else ""
+            # `Nicolas Sarkozy of France said he …`, `William Corr of the Campaign for Tobacco-Free
+            # Kids urged …`: the person before the affiliation, whose own names come last.
+            speaker = self._speaker_in(_BEFORE_AFFILIATION.split(chunk)[0]) if chunk else ""
             if not speaker and chunk:
-                # `Nicolas Sarkozy of France said he …`: the person before "of France".
-                speaker = self._speaker_in(_BEFORE_AFFILIATION.split(chunk)[0])
+                speaker = self._speaker_in(chunk)
             if speaker:
                 return speaker, start + match.start(group) + max(0, match.group(group).find(speaker))
         return None
@@ -238,7 +244,8 @@ class _Attributor:
             match = pattern.match(after)
             if not match or re.match(r"[^.;,]{0,60}:", after[match.end() :]):
                 continue  # `NAO head Sir John Bourn said: "…` introduces the next quote
-            chunk = match.group("chunk").strip()
+            # `"A," said Joaquin Almunia, "but B."`: the comma before the quote goes on is no part of it.
+            chunk = match.group("chunk").strip().rstrip(",")
             parts = re.split(r",\s+", chunk)
             head = parts[0].strip()
             # The person before "from the Consumer Electronics Association", not the organisation;
@@ -251,7 +258,11 @@ class _Attributor:
                 and not self._speaker_in(head)
                 else []
             )
-            for candidate in (_BEFORE_AFFILIATION.split(head)[0], head, *after_role):
+            # "National Bureau of Statistics chief Li Deshui told Reuters": the name after the job
+            # comes before the organisation at the head of the chunk.
+            after_job = _NAME_AFTER_ROLE.search(head)
+            named_after_job = [after_job.group("speaker")] if after_job else []
+            for candidate in (*named_after_job, _BEFORE_AFFILIATION.split(head)[0], head, *after_role):
                 speaker = self._speaker_in(candidate)
                 if speaker:
                     return speaker, "after", start + after.find(speaker)

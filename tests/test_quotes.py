@@ -318,6 +318,40 @@ def test_the_name_after_a_job_is_the_speaker_and_a_name_in_the_job_stays_the_spe
             "However much",
             "Blair",
         ),
+        # A quote interrupted by its attribution goes on after it, said by the same person.
+        (
+            '"I fully welcome the words of Mr Snow," said Joaquin Almunia, "but we will need to see decisions."',
+            "but we will need",
+            "Joaquin Almunia",
+        ),
+        # The name after a job, not the organisation the job is at.
+        (
+            'Officials are not ready. "We need a good and feasible plan," National Bureau of Statistics chief '
+            "Li Deshui told Reuters.",
+            "We need a good",
+            "Li Deshui",
+        ),
+        # ... but a group's name after "group" is no person.
+        (
+            '"This technology can now be used for much more than games," said Professor Nadia Thalman of the '
+            "Swiss research group MiraLab.",
+            "This technology",
+            "Nadia Thalman",
+        ),
+        # The person before an affiliation in reported speech, then their quote.
+        (
+            "The department refused to comment. But William Corr of the Campaign for Tobacco-Free Kids urged the "
+            'government to continue its case. "Today\'s ruling should not be an excuse for a weak settlement."',
+            "Today's ruling",
+            "William Corr",
+        ),
+        # A long apposition between the name and the verb.
+        (
+            "Caprice, who left in the scheduled fourth eviction having gained just 5% of the public vote, "
+            'afterwards said: "I am so happy, I am so glad I\'m out."',
+            "I am so happy",
+            "Caprice",
+        ),
     ],
 )
 def test_round_9_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
