@@ -142,6 +142,21 @@ _AFFILIATION = r"\s+(?:of|from|at)\s+(?:the\s+)?[A-Z][\w’'\-]*(?:\s+[A-Z][\w�
 # Honorifics that tell whether "he" or "she" can refer to a person.
 _GENDERED_HONORIFIC = re.compile(r"\b(Mr|Mrs|Ms|Miss|Sir|Dame|Lord|Lady)\.?\s+([A-Z][\w’'\-]+)")
 _FEMININE = frozenset({"mrs", "ms", "miss", "dame", "lady"})
+# Words for a woman or a man written right before a name ("his mother Katherine Jackson",
+# "actress Imelda Staunton"): the article's own word for who they are, not a guess from a first
+# name. Only words that are never said of the other: not "chairman", not "actor".
+_FEMININE_NOUNS = (
+    "mother|wife|daughter|sister|actress|businesswoman|chairwoman|spokeswoman|congresswoman|sportswoman"
+    "|policewoman|queen|princess|duchess|countess|baroness|girl|woman|grandmother|granddaughter|aunt|niece"
+    "|widow|girlfriend|heiress|mum|stepmother|songstress|comedienne|ballerina"
+)
+_MASCULINE_NOUNS = (
+    "father|husband|son|brother|businessman|congressman|sportsman|policeman|king|prince|duke|earl|boy|man"
+    "|grandfather|grandson|uncle|nephew|widower|boyfriend|dad|stepfather"
+)
+_GENDERED_NOUN = re.compile(
+    rf"\b(?:(?P<she>{_FEMININE_NOUNS})|(?P<he>{_MASCULINE_NOUNS}))(?:,)?\s+(?P<name>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)*)"
+)
 
 
 class People:
@@ -157,11 +172,16 @@ class People:
 
     def _genders(self) -> dict[str, str]:
         """Each person's "he" or "she", where the article gives it by an honorific ("Ms Taylor",
-        "Sir Digby"); a surname shared by a man and a woman gives neither."""
+        "Sir Digby") or a word for a woman or a man before the name ("his mother Katherine
+        Jackson"); a surname shared by a man and a woman gives neither."""
         by_surname: dict[str, set[str]] = {}
         for match in _GENDERED_HONORIFIC.finditer(self.text):
             gender = "she" if match.group(1).lower() in _FEMININE else "he"
             by_surname.setdefault(match.group(2).replace("’", "'").removesuffix("'s"), set()).add(gender)
+        for match in _GENDERED_NOUN.finditer(self.text):
+            gender = "she" if match.group("she") else "he"
+            words = match.group("name").replace("’", "'").split()
+            by_surname.setdefault(words[-1].removesuffix("'s"), set()).add(gender)
         genders: dict[str, str] = {}
         for full in self.full_names:
             found = by_surname.get(full.split()[-1], set()) | by_surname.get(full.split()[0], set())

@@ -352,6 +352,14 @@ def test_the_name_after_a_job_is_the_speaker_and_a_name_in_the_job_stays_the_spe
             "I am so happy",
             "Caprice",
         ),
+        # "she said" is not the man named last: the article calls her his mother.
+        (
+            "Jason Stilwell, a city official, spoke about the costs. Mr Jackson, 46, denies the charges. His mother "
+            "Katherine Jackson told Fox News that her son told her he was innocent. "
+            '"I believe that for one reason - I know his character," she said.',
+            "I believe that",
+            "Katherine Jackson",
+        ),
     ],
 )
 def test_round_9_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:

@@ -62,6 +62,15 @@ ARTICLES = [
         ),
     ),
     ArticleDraft(
+        key="test:jackson",
+        title="Jackson's mother speaks of his innocence",
+        text=(
+            "Michael Jackson's trial goes on in Santa Maria.\n\n"
+            "His mother Katherine Jackson told Fox News that her son was innocent. "
+            '"I believe that for one reason - I know his character," she said.'
+        ),
+    ),
+    ArticleDraft(
         key="test:pensions",
         title="Unions attack MPs over pension deal",
         text=(
@@ -118,6 +127,17 @@ def test_quotes_stored_under_the_surname_alone_are_the_persons_too(corpus: Libra
     answer = corpus.ask("Did Simon Le Bon say anything about how the band members get along?")
     assert answer.answered
     assert any("inspire each other" in span.text for span in answer.spans)
+
+
+def test_what_someone_said_is_no_event_to_be_reported(corpus: Library) -> None:
+    # "not guilty" is a verdict's word, but here it is what she said, not a verdict asked about.
+    answer = corpus.ask("Why did Katherine Jackson say she is sure her son is not guilty?")
+    assert answer.answered, answer.refused_by
+    assert "I know his character" in answer.spans[0].text
+    # Asked as an event, the same words still need a story that reports one.
+    assert corpus.ask("What did Katherine Jackson say when her son was found not guilty?").refused_by == (
+        "event_not_reported"
+    )
 
 
 def test_a_mistyped_surname_alone_is_not_someone_else_with_another_first_name(corpus: Library) -> None:

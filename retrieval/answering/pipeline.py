@@ -267,6 +267,7 @@ def _speaker_answer(
         return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_TOPIC_ABSENT, message), tuning, scope)
     if (
         question.topic
+        and not question.topic_is_claim
         and checks.EVENT_NOT_REPORTED.on(tuning)
         and _event_unreported(library, question.topic, ranked[0].quote.article_id)
     ):

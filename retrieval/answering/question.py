@@ -125,6 +125,9 @@ _SPEAKER_PATTERNS = [
         re.I,
     ),
 ]
+# The patterns whose topic is the content of what was said ("What did X say was …", "Why did X
+# say …", "Did X think …"), not a subject they spoke about.
+_CLAIM_PATTERNS = frozenset({1, 3, 7})
 # "Who said …", "Which Ask Jeeves executive said …", "In the row over Sins, who said …": the
 # person asked for, by what they said (a role of up to four words after "which").
 _WHO_SAID = re.compile(
@@ -162,6 +165,9 @@ class Question:
     # earlier question ("and what did Guardiola say?"). (A reaction, "how did Mourinho react
     # to the defeat?", is not: it is found through its article being about the defeat.)
     topic_optional: bool = False
+    # The topic is what the person said, not an event they spoke about: "Why did Katherine
+    # Jackson say her son is not guilty?" asks for her words, not for a verdict.
+    topic_is_claim: bool = False
 
     @property
     def standalone(self) -> str:
@@ -187,13 +193,13 @@ def normalise(question: str) -> str:
 
 def parse(question: str) -> Question:
     text = normalise(question)
-    for pattern in _SPEAKER_PATTERNS:
+    for index, pattern in enumerate(_SPEAKER_PATTERNS):
         match = pattern.match(text)
         if match:
             who = _clean_who(match.group("who"))
             if who:
                 topic = _clean_topic(match.groupdict().get("topic") or "")
-                return Question(text, "speaker", who, topic)
+                return Question(text, "speaker", who, topic, topic_is_claim=index in _CLAIM_PATTERNS)
     match = _WHO_SAID.match(text)
     if match:
         return Question(text, "who_said", topic=_clean_topic(match.group("topic")))
