@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -15,6 +14,7 @@ from retrieval.answering import TUNING, answer_question
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
+from tests.test_abstention import _library_of
 
 ARTICLES = [
     ArticleDraft(
@@ -84,10 +84,7 @@ ARTICLES = [
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
-    library = Library.open(Path(tmp_path_factory.mktemp("speakers")) / "data", embedder)
-    library.add_drafts(ARTICLES)
-    yield library
-    library.close()
+    yield from _library_of(tmp_path_factory, embedder, ARTICLES)
 
 
 def test_a_quote_of_several_sentences_is_shown_whole(corpus: Library) -> None:
@@ -160,10 +157,8 @@ DOHERTY = ArticleDraft(
 
 @pytest.fixture(scope="module")
 def doherty(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
-    library = Library.open(Path(tmp_path_factory.mktemp("detail")) / "data", embedder)
-    library.add_drafts([DOHERTY])
-    yield library
-    library.close()
+    # Alone in its library: with other stories beside it, the scores of its sentences differ.
+    yield from _library_of(tmp_path_factory, embedder, [DOHERTY])
 
 
 def test_a_fact_answer_adds_the_sentence_with_the_detail_asked_for(doherty: Library) -> None:
