@@ -15,7 +15,9 @@ _EVENTS = [
     # Leaving a post: "quit", "stood down", "resignation".
     re.compile(
         r"\b(?:resign\w*|quit\w*|(?:step|steps|stepped|stepping|stand|stands|stood|standing)\s+down"
-        r"|retir\w*|ousted|sacked|sacking|fired|dismissed|departure|leaves|left)\b",
+        r"|retir\w*|ousted|sacked|sacking|fired|dismissed|departure"
+        # Leaving somewhere, not what is "left independent" or "left unaffected".
+        r"|(?:leaves|left)\s+(?:the|his|her|their|its|office|post|job|government|cabinet|parliament|power))\b",
         re.I,
     ),
     # Someone taking over: "replaced by", "his successor", "named as the new chief".
@@ -28,7 +30,8 @@ _EVENTS = [
     # A trial's end: "found guilty", "cleared", "the verdict".
     re.compile(r"\b(?:verdict|convict\w*|acquit\w*|guilty|jail\w*|prison\w*|sentenc\w*|cleared)\b", re.I),
     re.compile(r"\b(?:arrest\w*|detained|held by police|charged)\b", re.I),
-    re.compile(r"\b(?:divorc\w*|split\s+up|separat\w*)\b", re.I),
+    # Not "their separate identity": the adjective is no separation.
+    re.compile(r"\b(?:divorc\w*|split\s+up|separated|separation|separating)\b", re.I),
     # Set free; not a film's or a record's release ("How much will a new release cost to rent?").
     re.compile(r"\b(?:freed|set free|escaped|(?:was|were|been|be|being|get|got)\s+released)\b", re.I),
 ]
