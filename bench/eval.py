@@ -330,7 +330,8 @@ class _DenseTop:
 
 
 # Blind parts written but not yet scored: "seen" (what a rule change is tuned on) leaves them out.
-UNSCORED_PARTS: tuple[str, ...] = ("final8",)
+# (final8 was scored once at 1f1f6ae, so none is unscored now: the next round adds its own here.)
+UNSCORED_PARTS: tuple[str, ...] = ()
 
 NATURAL_TARGETS = {
     "speaker": ">= 0.75",
