@@ -138,6 +138,16 @@ def test_what_someone_said_is_no_event_to_be_reported(corpus: Library) -> None:
     )
 
 
+def test_a_surname_cut_from_a_fuller_name_is_not_someone_else_of_that_surname(corpus: Library) -> None:
+    # "Jackson" of "Michael Jackson's doctor" is not Katherine Jackson, the one Jackson quoted.
+    answer = corpus.ask("What did Michael Jackson's doctor say about his character?")
+    assert not any(span.speaker == "Katherine Jackson" for span in answer.spans)
+    # Asked for by her own name, she is found.
+    assert corpus.ask("What did Katherine Jackson say about her son's character?").spans[0].speaker == (
+        "Katherine Jackson"
+    )
+
+
 def test_a_mistyped_surname_alone_is_not_someone_else_with_another_first_name(corpus: Library) -> None:
     # "Prentice" is two letters from "Prentis": with another first name, it is not him.
     answer = corpus.ask("What did Tom Prentice think of MPs' own pension deal?")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..models import Quote, Sentence
-from ..people import SPEECH_VERBS, one_edit_apart
+from ..people import SPEECH_VERBS, is_title_word, one_edit_apart
 from ..ranking import Tuning, _overlap, _rank_passages
 from ..text import search_tokens, without_accents
 from .names import MissingTerms, letters_swapped
@@ -68,8 +68,12 @@ def resolve_speakers(library: Library, who: str) -> list[str]:
     ("chancellor gordon brown" -> "gordon brown").
     """
     head, rest = _head_and_rest(re.sub(r"['’]s\b", "", who), who)
-    for candidate in _name_candidates(who, head, rest):
+    for candidate, whole in _name_candidates(who, head, rest):
         found = match_speakers(library, candidate)
+        if whole:
+            # The surname of a fuller name asked ("Jackson" of "Michael Jackson's doctor"): not
+            # someone its first name rules out (Katherine Jackson), only that name or the surname.
+            found = [speaker for speaker in found if set(_name_words(speaker)) <= whole]
         if found:
             return _with_shorter_names(library, found)
     by_word = _speaker_words(library)
@@ -178,19 +182,24 @@ def _two_edits_apart(a: str, b: str) -> bool:
     return previous[-1] <= 2
 
 
-def _name_candidates(who: str, head: str, rest: str) -> list[str]:
+def _name_candidates(who: str, head: str, rest: str) -> list[tuple[str, frozenset[str]]]:
     """The name as asked, then the names of its head, each run followed by its last words
     ("Daiwa Michael Moran", "Michael Moran", "Moran"), the last run first ("the Aston Martin
-    boss Ulrich Bez"); the rest's names only when the head has none ("Tony Blair's spokesman")."""
-    candidates = [who.strip(), head.strip()]
+    boss Ulrich Bez"); the rest's names only when the head has none ("Tony Blair's spokesman").
+    With each, the words of the fuller name it was cut from (titles aside), when it was."""
+    candidates: dict[str, frozenset[str]] = {who.strip(): frozenset(), head.strip(): frozenset()}
     runs = _CAPITALISED_RUN.findall(head)
     if not runs:
         runs = _CAPITALISED_RUN.findall(rest)
     ordered = sorted(reversed(runs), key=lambda run: -len(run.split())) if runs else []
     for run in ordered:
         words = run.split()
-        candidates += [" ".join(words[i:]) for i in range(len(words))]
-    return [c for c in dict.fromkeys(candidates) if c]
+        named = frozenset(w for w in _name_words(run) if not is_title_word(w))
+        for i in range(len(words)):
+            part = " ".join(words[i:])
+            cut = len(_name_words(part)) < len(named)
+            candidates.setdefault(part, named if cut else frozenset())
+    return [(c, whole) for c, whole in candidates.items() if c]
 
 
 def _name_words(who: str) -> list[str]:
