@@ -40,8 +40,8 @@ from .speaker import (
     quote_window,
     rank_quotes,
     reports_speech_of,
-    resolve_speakers,
 )
+from .who import resolve_speakers
 
 if TYPE_CHECKING:
     from ..library import Library

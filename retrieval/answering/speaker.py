@@ -1,5 +1,5 @@
-"""What someone said: resolving the person, then ranking their quotes by how well the quote
-and its context fit the topic.
+"""What someone said: ranking a speaker's quotes by how well the quote and its context fit the
+topic (``who.py`` finds the speaker), and how much of a quote to show.
 
 People paraphrase: "what did Brown say about borrowing costs?" of a story whose words are
 "interest rates". So the topic is a scored signal, never an every-word gate: a quote scores by
@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..models import Quote, Sentence
-from ..people import SPEECH_VERBS, is_title_word, one_edit_apart
+from ..people import SPEECH_VERBS
 from ..ranking import Tuning, _overlap, _rank_passages
 from ..text import search_tokens, without_accents
-from .names import MissingTerms, letters_swapped
+from .names import MissingTerms
 
 if TYPE_CHECKING:
     from ..library import Library
@@ -47,204 +47,6 @@ def reports_speech_of(who: str, text: str) -> bool:
     starts = [w.start() for w in words]
     verbs = {bisect.bisect_left(starts, m.start()) for m in _SPEECH.finditer(text)}  # word index of each verb
     return any(abs(v - n) <= _SPEECH_REACH + 1 for v in verbs for n in named)
-
-
-# -- who ----------------------------------------------------------------------------------------
-
-# Words that are never part of how a stored speaker is named.
-_NOT_NAME_WORDS = frozenset(
-    """the a an mr mrs ms miss dr sir dame lord lady prof professor rev reverend""".split()  # noqa: SIM905
-)
-_CAPITALISED_RUN = re.compile(r"(?:[A-Z][\w’'\-]*[a-z][\w’'\-]*)(?:\s+(?:de|van|von|der|la|le|da)?\s*[A-Z][\w’'\-]*)*")
-
-
-def resolve_speakers(library: Library, who: str) -> list[str]:
-    """Stored speakers the person named in a question refers to.
-
-    Tries the name as asked, then the person the phrase is about (its head), then the names
-    inside it, longest first ("the Microsoft boss Bill Gates" -> "Bill Gates", "Tony Blair's
-    spokesman" -> "Tony Blair"), then the last words of each ("Daiwa's Michael Moran" ->
-    "Michael Moran", then "Moran"), then the words of it that any stored speaker has
-    ("chancellor gordon brown" -> "gordon brown").
-    """
-    head, rest = _head_and_rest(re.sub(r"['’]s\b", "", who), who)
-    for candidate, whole in _name_candidates(who, head, rest):
-        found = match_speakers(library, candidate)
-        if whole:
-            # The surname of a fuller name asked ("Jackson" of "Michael Jackson's doctor"): not
-            # someone its first name rules out (Katherine Jackson), only that name or the surname.
-            found = [speaker for speaker in found if set(_name_words(speaker)) <= whole]
-        if found:
-            return _with_shorter_names(library, found)
-    by_word = _speaker_words(library)
-    words = _name_words(head)
-    if not words:
-        return []
-    # The surname decides: "Rob Partridge" is not every stored Rob when nobody quoted is called
-    # Partridge (the topic then picked some Rob's quote about something else). A surname a
-    # letter away from a stored one is that one ("Trevor Philips" for Trevor Phillips); with
-    # the first name given, two letters away too ("Dave Prentice" for Dave Prentis).
-    # The other words narrow it when they belong to the name ("chancellor gordon brown"), and
-    # are dropped when they do not ("the symantec guy hogan": Symantec is a speaker too).
-    others = [word for word in words[:-1] if word in by_word]
-    spellings = _stored_spellings(words[-1], by_word, with_first_name=bool(others))
-    for surname in spellings if others else []:
-        found = match_speakers(library, " ".join([*others, surname]))
-        if found:
-            return found
-    for surname in spellings:
-        found = match_speakers(library, surname)
-        # Without its first name a mistyped surname may be someone else's ("Trevor Philips" is
-        # not Philip French): a corrected spelling alone counts only for someone of that name.
-        if found and (surname == words[-1] or not others or _shares_a_word(found, others)):
-            return found
-    return []
-
-
-def _with_shorter_names(library: Library, found: list[str]) -> list[str]:
-    """The speakers found, and those stored under part of one of their names that holds the
-    surname ("McConnell", "Le Bon"): an article that never gives the full name near a quote
-    stores it under the name it does give."""
-    by_word = _speaker_words(library)
-    shorter = []
-    for speaker in found:
-        words = _name_words(speaker)
-        if len(words) < 2:
-            continue
-        for other in by_word.get(words[-1], set()):
-            other_words = _name_words(other)
-            if other not in found and len(other_words) < len(words) and set(other_words) <= set(words):
-                shorter.append(other)
-    return found + sorted(set(shorter))
-
-
-def _shares_a_word(speakers: list[str], words: list[str]) -> bool:
-    return any(set(words) & set(_name_words(speaker)) for speaker in speakers)
-
-
-# Where the person a phrase names is said to belong somewhere: "William Corr of the Campaign
-# for Tobacco-Free Kids", "Kurt Karl at Swiss Re", "meighan from kasabian".
-_AFFILIATION = re.compile(r"\s+(?:of|from|at|with|for|in)\s+")
-# Where the person follows their organisation: "Bank of America's Robert Sinche".
-_POSSESSIVE_BEFORE_NAME = re.compile(r"^.*['’]s\s+(?=[A-Z])")
-
-
-def _head_and_rest(who: str, asked: str) -> tuple[str, str]:
-    """The part of a phrase that names the person, and the rest (their organisation or
-    affiliation, whose own names are tried only when the head names nobody)."""
-    if "," in who:
-        # An apposition: "Clement, the German economy minister".
-        first, after = who.split(",", 1)
-        if _CAPITALISED_RUN.search(first):
-            return first, after
-    possessive = _POSSESSIVE_BEFORE_NAME.match(asked)
-    if possessive:
-        return asked[possessive.end() :], asked[: possessive.end()]
-    parts = _AFFILIATION.split(who, maxsplit=1)
-    if len(parts) == 2 and parts[0].strip() and parts[0].split()[-1].lower() not in _NOT_NAME_WORDS:
-        return parts[0], parts[1]
-    return who, ""
-
-
-def _stored_spellings(word: str, by_word: dict[str, set[str]], with_first_name: bool = False) -> list[str]:
-    """``word`` if a stored speaker's name has it, then the stored words a letter away from it
-    or with two letters swapped ("Schnieder"; five letters or more, so "Rob" is not "Bob").
-    With the first name given, shorter words ("Oliver Irsh") and, from six letters, words two
-    letters away ("Prentice" for "Prentis") count too: the first name then vouches for them."""
-    exact = [word] if word in by_word else []
-    if len(word) < (4 if with_first_name else 5):
-        return exact
-    close = [
-        w
-        for w in by_word
-        if w != word
-        and abs(len(w) - len(word)) <= 2
-        and (
-            one_edit_apart(w, word)
-            or letters_swapped(w, word)
-            or (with_first_name and len(word) >= 6 and _two_edits_apart(w, word))
-        )
-    ]
-    return exact + sorted(close)
-
-
-def _two_edits_apart(a: str, b: str) -> bool:
-    """Whether two words of the same first letter are at most two letters added, dropped or
-    changed apart (Levenshtein distance <= 2)."""
-    if a[:1] != b[:1]:
-        return False
-    previous = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
-        previous = current
-    return previous[-1] <= 2
-
-
-def _name_candidates(who: str, head: str, rest: str) -> list[tuple[str, frozenset[str]]]:
-    """The name as asked, then the names of its head, each run followed by its last words
-    ("Daiwa Michael Moran", "Michael Moran", "Moran"), the last run first ("the Aston Martin
-    boss Ulrich Bez"); the rest's names only when the head has none ("Tony Blair's spokesman").
-    With each, the words of the fuller name it was cut from (titles aside), when it was."""
-    candidates: dict[str, frozenset[str]] = {who.strip(): frozenset(), head.strip(): frozenset()}
-    runs = _CAPITALISED_RUN.findall(head)
-    if not runs:
-        runs = _CAPITALISED_RUN.findall(rest)
-    ordered = sorted(reversed(runs), key=lambda run: -len(run.split())) if runs else []
-    for run in ordered:
-        words = run.split()
-        named = frozenset(w for w in _name_words(run) if not is_title_word(w))
-        for i in range(len(words)):
-            part = " ".join(words[i:])
-            cut = len(_name_words(part)) < len(named)
-            candidates.setdefault(part, named if cut else frozenset())
-    return [(c, whole) for c, whole in candidates.items() if c]
-
-
-def _name_words(who: str) -> list[str]:
-    # "Kilroy-Silk" is stored as "Robert Kilroy Silk" by one article and "Kilroy-Silk" by another.
-    words = without_accents(who).replace("’", "'").replace("-", " ").split()
-    return [w.lower() for w in words if w.lower() not in _NOT_NAME_WORDS]
-
-
-def match_speakers(library: Library, who: str) -> list[str]:
-    """Stored speakers a name refers to ("Mourinho" -> "Jose Mourinho"; "Jose" -> every stored
-    speaker called Jose: the topic then chooses among them)."""
-    wanted = _name_words(who)
-    if not wanted:
-        return []
-    by_word = _speaker_words(library)
-    candidates = set.intersection(*(by_word.get(w, set()) for w in wanted))
-    matches = []
-    for speaker in sorted(candidates):
-        parts = without_accents(speaker).lower().replace("’", "'").replace("-", " ").split()
-        if all(w in parts for w in wanted):
-            matches.append(speaker)
-    return matches
-
-
-_SPEAKER_WORDS: list[tuple[dict[str, int], dict[str, set[str]]]] = []
-
-
-def _speaker_words(library: Library) -> dict[str, set[str]]:
-    """Capitalised stored speakers by each lower-cased word of their name, built once per ingest.
-
-    ``library.speakers`` is replaced (a new dict) whenever articles change, so the dict itself
-    is the cache key; scanning thousands of speakers per question would cost milliseconds.
-    """
-    speakers = library.speakers
-    for known, index in _SPEAKER_WORDS:
-        if known is speakers:
-            return index
-    built: dict[str, set[str]] = {}
-    for speaker in speakers:
-        if speaker[:1].isupper():
-            for part in without_accents(speaker).lower().replace("’", "'").replace("-", " ").split():
-                built.setdefault(part, set()).add(speaker)
-    # Keep the last few (one per open library); holding the dict keeps its identity unique.
-    _SPEAKER_WORDS[:] = [*_SPEAKER_WORDS[-3:], (speakers, built)]
-    return built
 
 
 # -- their quotes, ranked -----------------------------------------------------------------------
