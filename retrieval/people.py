@@ -41,7 +41,10 @@ ROLE_NOUNS = (
     "professor|chancellor|governor|mayor|senator|mp|source|sources|insider|veteran|champion|"
     "portuguese|spaniard|frenchman|dutchman|belgian|argentine|brazilian|italian|german|scot|"
     "welshman|irishman|englishman|american|australian|swede|norwegian|dane|russian|"
-    "\\d+-year-old|man|woman|veteran|critic|campaigner|group|firm|company|report|statement"
+    "\\d+-year-old|man|woman|veteran|critic|campaigner|group|firm|company|report|statement|"
+    # Arts and media jobs: "The long-running presenter said:" is the Cat Deeley named before it.
+    "presenter|host|broadcaster|comedian|musician|guitarist|drummer|bassist|frontman|rapper|"
+    "novelist|writer|producer|journalist|editor|designer|chef|dj"
 )
 
 # Roles whose holder an article usually leaves unnamed ("a spokesman said ... the spokesman").

@@ -360,6 +360,13 @@ def test_the_name_after_a_job_is_the_speaker_and_a_name_in_the_job_stays_the_spe
             "I believe that",
             "Katherine Jackson",
         ),
+        # An arts or media job describes the person named before it.
+        (
+            "Cat Deeley is to leave CD:UK after five years. The long-running presenter said: "
+            '"I am really sad to say goodbye, but excited about the future."',
+            "I am really sad",
+            "Cat Deeley",
+        ),
     ],
 )
 def test_round_9_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:

@@ -72,6 +72,14 @@ ARTICLES = [
         ),
     ),
     ArticleDraft(
+        key="test:laura-ashley",
+        title="Laura Ashley profits fall",
+        text=(
+            "Laura Ashley reported lower profits.\n\n"
+            '"Laura Ashley is a bit of a shrivelled husk of a company," said retail analyst Nick Bubb.'
+        ),
+    ),
+    ArticleDraft(
         key="test:pensions",
         title="Unions attack MPs over pension deal",
         text=(
@@ -108,6 +116,8 @@ def test_a_quote_of_several_sentences_is_shown_whole(corpus: Library) -> None:
         ("What did Bank of America's Robert Sinche make of Greenspan's view on the deficit?", "Robert Sinche"),
         # The person before "from ...", with a letter missing from the surname.
         ("How did Oliver Irsh from Stuff magazine describe the iPod mini's chances?", "Oliver Irish"),
+        # A three-letter surname a letter short, with the first name.
+        ("What did Nick Bub think of Laura Ashley as a business?", "Nick Bubb"),
         # Two letters off, vouched for by the first name.
         ("What did Dave Prentice think of MPs' own pension deal?", "Dave Prentis"),
         # An apposition after the name.
