@@ -26,9 +26,7 @@ def typed_first(
     asked = set(search_tokens(question))
     # The thing asked for is not one the question already names: "Who was the first Labour
     # leader after Tony Blair?" is not answered by a sentence whose only names are Labour and Blair.
-    typed = [
-        s for s in window if any(not set(search_tokens(m.group())) <= asked for m in wanted.finditer(s.sentence.text))
-    ]
+    typed = [s for s in window if holds_new(wanted, s.sentence.text, asked)]
     counted = _counted_noun(question)
     if counted:
         # "How many copies did Encore sell?" is answered by a number of copies, not "three days".
@@ -48,6 +46,11 @@ def typed_first(
     if not typed:
         return None
     return typed + [s for s in scored if s not in typed]
+
+
+def holds_new(kind: re.Pattern[str], text: str, asked: set[str]) -> bool:
+    """Whether ``text`` holds a thing of this kind that the question does not already name."""
+    return any(not set(search_tokens(m.group())) <= asked for m in kind.finditer(text))
 
 
 # The thing whose name is asked for: the last word before the verb of "Which Japanese film
@@ -230,6 +233,6 @@ def with_the_detail(chosen: list[_Scored], scored: list[_Scored], question: str,
     for candidate in scored[: tuning.detail_window]:
         if candidate in chosen:
             continue
-        if any(not set(search_tokens(m.group())) <= asked for m in hint.finditer(candidate.sentence.text)):
+        if holds_new(hint, candidate.sentence.text, asked):
             return [*chosen, candidate]
     return chosen

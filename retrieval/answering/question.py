@@ -56,7 +56,7 @@ _SPEAKER_PATTERNS = [
     re.compile(
         _LEAD + r"what\s+(?:else\s+)?(?:did|does|do|has|have|had)\s+(?P<who>.+?)\s+"
         r"(?:say|said|tell|told|reckon|think|believe|expect|claim|predict|hope|want|fear|warn|suggest|admit|insist)"
-        r"\s+(?P<topic>.+?)" + _END,
+        r"\s+(?P<claim>.+?)" + _END,
         re.I,
     ),
     # How did X react to Y? / How did X react when ...? / How did X describe Y?
@@ -70,7 +70,7 @@ _SPEAKER_PATTERNS = [
         _LEAD + r"why\s+(?:did|does|do|has|have|had|is|was)\s+(?P<who>.+?)\s+"
         r"(?:say|think|believe|claim|argue|warn|insist|want|feel|suggest|predict|call|describe|criticise|criticize"
         r"|reckon|fear|hope)"
-        r"(?:\s+(?:that|about|on|of)\b)?\s+(?P<topic>.+?)" + _END,
+        r"(?:\s+(?:that|about|on|of)\b)?\s+(?P<claim>.+?)" + _END,
         re.I,
     ),
     # What warning did X give about Y? / What advice did X have for Y? / What reason did X give?
@@ -102,7 +102,7 @@ _SPEAKER_PATTERNS = [
     re.compile(
         _LEAD + r"(?:did|does|do|has|had)\s+(?P<who>.+?)\s+(?:think|believe|expect|feel|reckon|predict|warn|claim"
         r"|admit|concede|accept|acknowledge|deny|agree)"
-        r"(?:\s+that)?\s+(?P<topic>.+?)" + _END,
+        r"(?:\s+that)?\s+(?P<claim>.+?)" + _END,
         re.I,
     ),
     # Was X hopeful about Y? / Is X worried that ...?
@@ -125,9 +125,6 @@ _SPEAKER_PATTERNS = [
         re.I,
     ),
 ]
-# The patterns whose topic is the content of what was said ("What did X say was …", "Why did X
-# say …", "Did X think …"), not a subject they spoke about.
-_CLAIM_PATTERNS = frozenset({1, 3, 7})
 # "Who said …", "Which Ask Jeeves executive said …", "In the row over Sins, who said …": the
 # person asked for, by what they said (a role of up to four words after "which").
 _WHO_SAID = re.compile(
@@ -193,13 +190,16 @@ def normalise(question: str) -> str:
 
 def parse(question: str) -> Question:
     text = normalise(question)
-    for index, pattern in enumerate(_SPEAKER_PATTERNS):
+    for pattern in _SPEAKER_PATTERNS:
         match = pattern.match(text)
         if match:
             who = _clean_who(match.group("who"))
             if who:
-                topic = _clean_topic(match.groupdict().get("topic") or "")
-                return Question(text, "speaker", who, topic, topic_is_claim=index in _CLAIM_PATTERNS)
+                # A pattern names its topic "claim" where it is the content of what was said
+                # ("What did X say was …", "Why did X say …", "Did X think …").
+                found = match.groupdict()
+                topic = _clean_topic(found.get("topic") or found.get("claim") or "")
+                return Question(text, "speaker", who, topic, topic_is_claim="claim" in found)
     match = _WHO_SAID.match(text)
     if match:
         return Question(text, "who_said", topic=_clean_topic(match.group("topic")))
