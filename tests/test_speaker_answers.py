@@ -120,8 +120,8 @@ def test_a_quote_of_several_sentences_is_shown_whole(corpus: Library) -> None:
         ("What did Nick Bub think of Laura Ashley as a business?", "Nick Bubb"),
         # Two letters off, vouched for by the first name.
         ("What did Dave Prentice think of MPs' own pension deal?", "Dave Prentis"),
-        # An apposition after the name.
-        ("What did Prentis, the Unison leader, think of MPs' own pension deal?", "Dave Prentis"),
+        # An apposition after the name, naming another speaker (Deutsche Bank) in longer words.
+        ("What did Sinche, the strategist the Deutsche Bank note agreed with, make of the deficit?", "Robert Sinche"),
     ],
 )
 def test_the_person_is_found_as_people_name_them(corpus: Library, question: str, speaker: str) -> None:
