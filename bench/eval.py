@@ -331,9 +331,9 @@ class _DenseTop:
 
 
 # Blind parts written but not yet scored: "seen" (what a rule change is tuned on) leaves them out.
-# (final8 was scored once at 1f1f6ae and final9 at 6e06bc9: none is unscored now; a next round
-# that writes its blind part before changing rules names it here until its one scoring.)
-UNSCORED_PARTS: tuple[str, ...] = ()
+# (final8 was scored once at 1f1f6ae and final9 at 6e06bc9; final10 was written at 4c49f77, before
+# round 11 changed any rule, and stays out until round 11 freezes and scores it once.)
+UNSCORED_PARTS: tuple[str, ...] = ("final10",)
 
 NATURAL_TARGETS = {
     "speaker": ">= 0.75",
