@@ -268,6 +268,29 @@ def test_a_name_asked_without_its_accent_is_the_same_name(corpus: Library) -> No
 
 
 @pytest.mark.parametrize(
+    ("question", "caveat"),
+    [
+        # The story is found, but it never names the clinic: "the Barrowland in Glasgow" names
+        # a venue, far from the word.
+        ("Which clinic was the Kinks drummer Mick Avory taken to?", "None of this names the clinic"),
+        ("Who is the tour manager of the Kinks?", "None of this names the tour manager"),
+        ("Who directed the Kinks' rescheduled Glasgow gig?", "None of this says who directed it"),
+    ],
+)
+def test_an_answer_not_naming_the_thing_asked_for_says_so(separate: Library, question: str, caveat: str) -> None:
+    answer = separate.ask(question)
+    assert not answer.answered or answer.message.startswith(caveat), (answer.text, answer.message)
+    if answer.answered:
+        assert "closest I found" in answer.text
+
+
+def test_an_answer_that_names_the_thing_asked_for_has_no_caveat(separate: Library) -> None:
+    answer = separate.ask("Which hospital was the bass player Mike Mills taken to?")
+    assert answer.answered and "Royal Infirmary" in answer.spans[0].text
+    assert not answer.message, answer.message
+
+
+@pytest.mark.parametrize(
     ("refused", "answered", "expected"),
     [
         # "Apple" and "watch" are both in the iPod story, but not "Apple Watch".
@@ -465,6 +488,14 @@ SEPARATE_NAMES = [
         key="test:tourism",
         title="Southern California",
         text="Southern California is famous for tourism and for Hollywood, its film district.",
+    ),
+    ArticleDraft(
+        key="test:band-gig",
+        title="Band reschedules Scottish gig",
+        text=(
+            "The Kinks have announced a rescheduled gig for 10,000 fans at the Barrowland in Glasgow.\n\n"
+            "The band pulled out of the first concert last month after their drummer Mick Avory was taken ill."
+        ),
     ),
     ArticleDraft(
         key="test:gun-crime",

@@ -54,18 +54,26 @@ def holds_new(kind: re.Pattern[str], text: str, asked: set[str]) -> bool:
 
 
 # The thing whose name is asked for: the last word before the verb of "Which Japanese film
-# company is getting ...", else the word after "which" ("Which song got ..."), or the noun of
-# "What was the name of the fan who ...".
-_WHICH_PHRASE = re.compile(rf"^which\s+(?P<phrase>(?:[\w’'\-]+\s+){{0,3}}?[\w’'\-]+)\s+{_AUXILIARY}\b", re.I)
-_WHICH_WORD = re.compile(r"^which\s+(?P<phrase>[a-z][\w’'\-]*)", re.I)
+# company is getting ...", else the word after "which" ("Which song got ...", "Which town in
+# Northamptonshire was ..."), or the noun of "What was the name of the fan who ...".
+_WHICH = r"^(?:in\s+|at\s+|from\s+)?which\s+"
+_WHICH_PHRASE = re.compile(rf"{_WHICH}(?P<phrase>(?:[\w’'\-]+\s+){{0,3}}?[\w’'\-]+)\s+{_AUXILIARY}\b", re.I)
+_WHICH_WORD = re.compile(rf"{_WHICH}(?P<phrase>[a-z][\w’'\-]*)", re.I)
 _NAME_OF = re.compile(
-    r"^what(?:['’]s|\s+is|\s+was|\s+were|\s+are)\s+the\s+(?:full\s+)?names?\s+of\s+(?:the\s+|a\s+|an\s+)?"
-    r"(?:[\w’'\-]+\s+){0,2}?(?P<phrase>[a-z][\w’'\-]*)\s+(?:who|that|which|where|whose|in|at|of|on|for|to|he|she|they)\b",
+    r"^what(?:['’]s|\s+is|\s+was|\s+were|\s+are)\s+the\s+(?:full\s+|real\s+)?names?\s+of\s+(?:the\s+|a\s+|an\s+)?"
+    r"(?:[\w’'\-]+\s+){0,2}?(?P<phrase>[a-z][\w’'\-]*)\s+"
+    r"(?:who|that|which|where|whose|in|at|of|on|for|to|he|she|they|under|behind|from|with|by|\w+ing)\b",
     re.I,
 )
 # Or the deed of "Who founded Bloglines ...?": the name stands beside "founded" where the story
-# uses the word ("co-founder Mark Fletcher").
+# uses the word ("co-founder Mark Fletcher"); or the role of "Who is the chief executive of
+# Daiwa?" and "Who is directing the production?".
 _WHO_DID = re.compile(r"^who\s+(?P<phrase>[a-z]\w*ed)\b", re.I)
+_WHO_IS_ROLE = re.compile(
+    r"^who(?:['’]s|\s+is|\s+was|\s+are|\s+were|\s+will\s+be)\s+(?:the\s+(?P<role>(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*)"
+    r"\s+(?:of|at|for|in|behind|on)\b|(?!going\b|being\b)(?P<doing>[a-z]\w*ing)\b)",
+    re.I,
+)
 # How many words may lie between the thing and its name: "the Royal Free hospital", "Ford
 # Open Prison", "its chief executive, Tadashi Ito".
 _NAME_REACH = 6
@@ -73,18 +81,48 @@ _WORD = re.compile(r"[\w’'\-]+")
 _CAPITALISED = re.compile(r"[A-Z][a-z]")
 
 
-def _named_noun(question: str) -> frozenset[str]:
-    """The stemmed words of the thing whose name a "which ...", "what is the name of ..." or
-    "who <did> ..." question asks for ("prison"; "japanes", "film", "compani"; "found"), or none. Any of them may stand
-    beside the name: "Which Japanese film company ...?" is answered by "Shochiku film studios"."""
+def asked_thing(question: str) -> tuple[str, bool]:
+    """The words of the thing whose name a "which ...", "what is the name of ...", "who <did>
+    ..." or "who is the <role> of ..." question asks for, as the question writes them
+    ("prison", "Japanese film company", "founded", "chief executive"), and whether they are a
+    deed ("founded", "directing") rather than a thing; ("", False) for other questions."""
     text = question.strip()
-    match = _WHICH_PHRASE.match(text) or _WHICH_WORD.match(text) or _NAME_OF.match(text) or _WHO_DID.match(text)
-    if not match:
-        return frozenset()
-    words = match.group("phrase").split()
-    if not words[-1][:1].islower():
-        return frozenset()
-    return frozenset(search_tokens(" ".join(words)))
+    for pattern in (_WHICH_PHRASE, _WHICH_WORD, _NAME_OF, _WHO_DID, _WHO_IS_ROLE):
+        match = pattern.match(text)
+        if not match:
+            continue
+        deed = match.groupdict().get("doing")
+        phrase = match.group("phrase") if "phrase" in match.groupdict() else (match.group("role") or deed)
+        # "Which town in Northamptonshire was ..." asks for the town: the first pattern's phrase
+        # ends on a name, the next pattern's does not.
+        if phrase and phrase.split()[-1][:1].islower():
+            return phrase, pattern is _WHO_DID or bool(deed)
+    return "", False
+
+
+def _named_noun(question: str) -> frozenset[str]:
+    """The stemmed words of ``asked_thing`` ("prison"; "japanes", "film", "compani"; "found").
+    Any of them may stand beside the name: "Which Japanese film company ...?" is answered by
+    "Shochiku film studios"."""
+    return frozenset(search_tokens(asked_thing(question)[0]))
+
+
+def unnamed_caveat(question: str, answer: list[str]) -> str:
+    """What to tell the asker when the question asks the name of a thing (``asked_thing``) and
+    no sentence of the answer names it (a new name within a few words of it), else "".
+    "Which hospital was Mike Mills taken to?" answered by "... after bassist Mike Mills was
+    taken ill" found the story, not the hospital."""
+    if answer_type(question) not in (_NEW_NAME, None):
+        return ""  # "Which year ..." asks for a date, which ``typed_first`` has checked.
+    thing, deed = asked_thing(question)
+    noun = frozenset(search_tokens(thing))
+    asked = set(search_tokens(question))
+    if not noun or any(_name_near(text, noun, asked) for text in answer):
+        return ""
+    if deed:
+        doing = f"is {thing.lower()}" if thing.endswith("ing") else thing.lower()
+        return f"None of this says who {doing} it; it is the closest I found."
+    return f"None of this names the {thing}; it is the closest I found."
 
 
 def _name_near(text: str, noun: frozenset[str], asked: set[str]) -> bool:

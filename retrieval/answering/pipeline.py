@@ -28,6 +28,7 @@ from .facts import (
     confident,
     outcomes_first,
     typed_first,
+    unnamed_caveat,
     with_the_detail,
     words_besides_names,
 )
@@ -165,6 +166,8 @@ def _fact_answer(
     )
 
     chosen = with_the_detail(choose_sentences(scored, tuning, other_words), scored, question.text, tuning)
+    if not message:
+        message = unnamed_caveat(question.text, [item.sentence.text for item in chosen])
     return _sentences_answer(library, question, chosen, message)
 
 
