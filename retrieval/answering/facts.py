@@ -119,9 +119,8 @@ def unnamed_caveat(question: str, answer: list[str]) -> str:
     asked = set(search_tokens(question))
     if not noun or any(_name_near(text, noun, asked) for text in answer):
         return ""
-    if deed:
-        doing = f"is {thing.lower()}" if thing.endswith("ing") else thing.lower()
-        return f"None of this says who {doing} it; it is the closest I found."
+    if deed:  # "who founded it", but "who succeeded him": the deed's object is not guessed.
+        return "None of this says who it was; it is the closest I found."
     return f"None of this names the {thing}; it is the closest I found."
 
 
