@@ -386,6 +386,15 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:argonaut",
+        title="Games firm cuts jobs",
+        text=(
+            "Games developer Argonaut has cut 100 jobs, leaving 80 workers at its headquarters in Edgware.\n\n"
+            "The fast food chain McDonald's is to sponsor the MTV show Advance Warning, to be shown on all 25 "
+            "of its channels across the world."
+        ),
+    ),
+    ArticleDraft(
         key="test:manure",
         title="Politician covered in manure",
         text=(
@@ -662,8 +671,10 @@ def test_the_answer_must_hold_the_kind_of_thing_asked_for(
     [
         ("How important is farming to Ethiopia's economy in terms of GDP?", "45% of gross domestic product"),
         ("How many Swedish jobs is Carlsberg getting rid of?", "200 jobs in Sweden"),
+        ("How many people still work at Argonaut's Edgware HQ?", "80 workers at its headquarters"),
+        ("On how many channels will the McDonald's-sponsored Advance Warning show go out?", "all 25"),
     ],
-    ids=["acronym spelled out", "nationality for country"],
+    ids=["acronym spelled out", "nationality for country", "acronym in a name", "description hyphened on"],
 )
 def test_a_name_asked_in_another_form_is_in_the_article(separate: Library, question: str, expected: str) -> None:
     answer = separate.ask(question)
