@@ -60,6 +60,7 @@ def test_speaker_phrasings(question: str, who: str, topic: str) -> None:
         "Who used to own the club before the takeover?",
         # "Ocean's Eleven take on …" is a film's takings, not someone's take on something.
         "How much did the original Ocean's Eleven take on its first weekend?",
+        "Who in the end won the election?",
     ],
 )
 def test_questions_that_are_not_about_someones_words(question: str) -> None:
@@ -78,6 +79,9 @@ def test_questions_that_are_not_about_someones_words(question: str) -> None:
         ("Which party leader likened the feud to childish bickering?", "the feud to childish bickering"),
         ("Who used the example of island musicians?", "the example of island musicians"),
         ("In the row over the film Sins, who said faith should be private?", "faith should be private"),
+        # Where the speaker works, said before the verb.
+        ("Who at BT argued that viewers choose when to watch?", "viewers choose when to watch"),
+        ("Who at the mobile network 3 claimed blind dates were over?", "blind dates were over"),
     ],
 )
 def test_who_said(question: str, topic: str) -> None:

@@ -128,7 +128,8 @@ _SPEAKER_PATTERNS = [
 # "Who said …", "Which Ask Jeeves executive said …", "In the row over Sins, who said …": the
 # person asked for, by what they said (a role of up to four words after "which").
 _WHO_SAID = re.compile(
-    _LEAD + r"(?:[^,?]{3,80},\s+)?(?:who|which(?:\s+(?!(?:was|is|were|are|has|have|had|did|does)\b)[\w’'\-]+){1,4}?)\s+"
+    _LEAD + r"(?:[^,?]{3,80},\s+)?(?:who(?:\s+(?:at|from|in)\s+(?:the\s+)?[\w’'\-]+(?:\s+[\w’'\-]+){0,3}?)?"
+    r"|which(?:\s+(?!(?:was|is|were|are|has|have|had|did|does)\b)[\w’'\-]+){1,4}?)\s+"
     r"(?:said|says|claimed|claims|called|described|admitted|insisted"
     r"|complained|accused|warned|warns|argued|argues|suggested|predicted|believes|believed|thinks|thought|told|joked"
     r"|compared|dismissed|criticised|criticized|praised|questioned|reckons|reckoned|remarked|declared|stated|vowed"
