@@ -225,6 +225,26 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
     ),
     (
+        # A time of day: "What time does the show go out?" is answered by "the 2300 slot", "0630
+        # BST" or "7.45pm", not by the day or the date.
+        re.compile(r"^(?:at\s+)?(?:exactly\s+)?what\s+time\b", re.I),
+        re.compile(
+            r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\b\d{4}\s?(?:GMT|BST|CET|EST|ET|PT|local)\b"
+            # Four figures starting 0 or 21-23 are a time in these stories, not a year.
+            r"|\b(?:0\d|2[1-3])[0-5]\d\b|\b(?:midnight|noon|midday|o'clock)\b",
+            re.I,
+        ),
+    ),
+    (
+        # A match's score: "What was the final score?" is answered by "4-0", not by "on Saturday".
+        re.compile(
+            r"^(?:what|how)\s+(?:was|is|were)\s+the\s+(?:final\s+|full[- ]time\s+|half[- ]time\s+|aggregate\s+)?"
+            r"(?:score|scoreline)\b|^by\s+what\s+score\b",
+            re.I,
+        ),
+        re.compile(r"\b\d{1,3}\s?[-–]\s?\d{1,3}\b|\b(?:goalless|nil)\b", re.I),
+    ),
+    (
         # An age: "How old is Huw Stephens?" is not answered by "the 2300 slot".
         re.compile(r"^(?:how old|what age|at what age)\b", re.I),
         re.compile(r"\b\d{1,3}[- ]years?[- ]old\b|\baged?\s+\d{1,3}\b|\b[A-Z][\w’'\-]+,\s+\d{1,3},", re.I),

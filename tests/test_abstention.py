@@ -386,6 +386,14 @@ SEPARATE_NAMES = [
         ),
     ),
     ArticleDraft(
+        key="test:football",
+        title="Chelsea thrash Newcastle",
+        text=(
+            "Chelsea beat Newcastle 4-0 at Stamford Bridge on Saturday, with two goals from Damien Duff.\n\n"
+            "Leeds and Hull meet in the FA Cup third round at Elland Road on Sunday."
+        ),
+    ),
+    ArticleDraft(
         key="test:argonaut",
         title="Games firm cuts jobs",
         text=(
@@ -653,8 +661,27 @@ def test_which_needs_a_name_beside_the_thing_asked_for(separate: Library) -> Non
         ),
         # Jim Lanzone is named, but far from "founded": he did not found Bloglines.
         ("Who founded Bloglines?", "Who founded the Huffington Post?", "Arianna Huffington"),
+        # "ended without agreement" says when, in a way, but not at what time.
+        (
+            "What time did the Underground strike talks with the train drivers end?",
+            "What time does Huw Stephens go on air on Tuesdays?",
+            "2300 slot",
+        ),
+        # "on Sunday" is not a score.
+        (
+            "What was the final score when Leeds played Hull in the FA Cup third round?",
+            "What was the final score when Chelsea played Newcastle at Stamford Bridge?",
+            "4-0",
+        ),
     ],
-    ids=["how old needs an age", "how many needs a count of the thing", "how much money needs a sum", "who did"],
+    ids=[
+        "how old needs an age",
+        "how many needs a count of the thing",
+        "how much money needs a sum",
+        "who did",
+        "what time needs a time of day",
+        "the score needs a score",
+    ],
 )
 def test_the_answer_must_hold_the_kind_of_thing_asked_for(
     separate: Library, refused: str, answered: str, expected: str
