@@ -182,6 +182,13 @@ _NUMBER_WORDS = (
 )
 # A capitalised word past the first of a sentence: a name a "who" or "which" question may ask for.
 _NEW_NAME = re.compile(r"(?<=\S )[A-Z][a-z]+")
+# What "which ..." asks for when it is not a name: a kind ("Which type of livestock ...?", "Which
+# bound ...?"), or a number or an order ("Which minute did Duff score in?", "Which round ...?").
+NOT_A_NAME = (
+    r"(?:of|is|was|were|are|did|does|do|has|have|had|one|ones|way|types?|kinds?|sorts?|forms?|parts?|bounds?"
+    r"|sides?|methods?|class|level|stages?|minutes?|rounds?|half|halves|places?|positions?|seeds?|laps?|holes?"
+    r"|sets?|seasons?|days?|weeks?|months?|times?)\b"
+)
 _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
         # "When X happened, what …?" uses "when" as a conjunction: only "when did/was …" asks a time.
@@ -261,9 +268,7 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
         re.compile(
             r"^(?:what(?:['’]s|\s+is|\s+was|\s+were|\s+are)\s+the\s+(?:full\s+)?names?\s+of"
-            # "Which type of livestock ...?", "Which bound ...?" ask for a kind, rarely a name.
-            r"|which\s+(?!of\b|is\b|was\b|were\b|are\b|did\b|does\b|do\b|has\b|have\b|had\b|one\b|ones\b|way\b"
-            r"|types?\b|kinds?\b|sorts?\b|forms?\b|parts?\b|bounds?\b|sides?\b|methods?\b|class\b|level\b|stage\b)\w+"
+            rf"|which\s+(?!{NOT_A_NAME})\w+"
             r"|what\s+(?:is|was|were|are)\b[^?]*\bcalled\s*\??$)",
             re.I,
         ),

@@ -290,6 +290,12 @@ def test_an_answer_that_names_the_thing_asked_for_has_no_caveat(separate: Librar
     assert not answer.message, answer.message
 
 
+def test_which_minute_asks_for_a_number_not_a_name(separate: Library) -> None:
+    answer = separate.ask("Which minute did Damien Duff score his second goal against Newcastle in?")
+    assert answer.answered, answer.refused_by
+    assert "89th minute" in answer.spans[0].text and not answer.message, answer.message
+
+
 @pytest.mark.parametrize(
     ("refused", "answered", "expected"),
     [
@@ -390,6 +396,7 @@ SEPARATE_NAMES = [
         title="Chelsea thrash Newcastle",
         text=(
             "Chelsea beat Newcastle 4-0 at Stamford Bridge on Saturday, with two goals from Damien Duff.\n\n"
+            "Duff scored his second goal in the 89th minute.\n\n"
             "Leeds and Hull meet in the FA Cup third round at Elland Road on Sunday."
         ),
     ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..ranking import _NEW_NAME, _NUMBER_WORDS, Tuning, _Scored, answer_hint, answer_type
+from ..ranking import _NEW_NAME, _NUMBER_WORDS, NOT_A_NAME, Tuning, _Scored, answer_hint, answer_type
 from ..text import search_tokens
 from .names import question_name_tokens, variant_in
 
@@ -96,6 +96,8 @@ def asked_thing(question: str) -> tuple[str, bool]:
         # "Which town in Northamptonshire was ..." asks for the town: the first pattern's phrase
         # ends on a name, the next pattern's does not.
         if phrase and phrase.split()[-1][:1].islower():
+            if pattern in (_WHICH_PHRASE, _WHICH_WORD) and re.match(NOT_A_NAME, phrase, re.I):
+                return "", False  # "Which minute ...?" asks for a number, "Which type ...?" a kind.
             return phrase, pattern is _WHO_DID or bool(deed)
     return "", False
 
