@@ -24,7 +24,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 12
+RULES_VERSION = 13
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -87,6 +87,13 @@ _SAYING = re.compile(
     r"\b(?:saying|said|says|told|calling|called|describing|described|adding|warned|claimed|insisted)\b"
 )
 
+
+# A person's own words written down: `"…," Mr Tanzi's statement said.` (Not "Mr Blair's
+# spokesman", who is another person.)
+_OWN_WORDS = re.compile(
+    rf"(?P<speaker>{NAME})['’]s\s+(?:own\s+|written\s+|prepared\s+|brief\s+|short\s+)?"
+    r"(?:statement|letter|message|note|website|blog|column|book|autobiography|memoir|e-?mail|diary)"
+)
 
 # Where an affiliation starts after a name: "Kirsten Pfeifer from the CEA", "Sarkozy of France".
 _BEFORE_AFFILIATION = re.compile(r"\s+(?:quoted|speaking|told|at|of|for|from|in|on|who|with)\s")
@@ -262,7 +269,10 @@ class _Attributor:
             # comes before the organisation at the head of the chunk.
             after_job = _NAME_AFTER_ROLE.search(head)
             named_after_job = [after_job.group("speaker")] if after_job else []
-            for candidate in (*named_after_job, _BEFORE_AFFILIATION.split(head)[0], head, *after_role):
+            own_words = _OWN_WORDS.fullmatch(head)
+            named_own_words = [own_words.group("speaker")] if own_words else []
+            candidates = (*named_own_words, *named_after_job, _BEFORE_AFFILIATION.split(head)[0], head, *after_role)
+            for candidate in candidates:
                 speaker = self._speaker_in(candidate)
                 if speaker:
                     return speaker, "after", start + after.find(speaker)

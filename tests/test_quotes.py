@@ -372,3 +372,12 @@ def test_the_name_after_a_job_is_the_speaker_and_a_name_in_the_job_stays_the_spe
 def test_round_9_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
     found = [q for q in quotes_of(text) if q.text.startswith(quote_start)]
     assert found and found[0].speaker == speaker
+
+
+def test_a_persons_written_statement_is_their_words() -> None:
+    text = (
+        "Headline\n\nCalisto Tanzi said he would co-operate with prosecutors.\n\n"
+        "Prosecutors are seeking indictments against Mr Tanzi and 28 others, including Fausto Tonna.\n\n"
+        '"I apologise to all who have suffered so much damage," Mr Tanzi\'s statement said.'
+    )
+    assert speaker_of(quotes_of(text), "I apologise") == "Calisto Tanzi"
