@@ -86,6 +86,8 @@ class Mention:
     end: int
     name: str
     subject: bool
+    # Named where it cannot be the one speaking: after a preposition, or as what was said.
+    aside: bool = False
 
 
 _TITLE_WORDS = frozenset(
@@ -139,7 +141,19 @@ def _looks_like_person(candidate: str) -> bool:
 
 
 # "of France", "from the CEA": between a name and its verb, it leaves the name the subject.
-_AFFILIATION = r"\s+(?:of|from|at)\s+(?:the\s+)?[A-Z][\w’'\-]*(?:\s+[A-Z][\w’'\-]*){0,3}\s+"
+_AFFILIATION = (
+    r"\s+(?:of|from|at)\s+(?:the\s+)?[A-Z][\w’'\-]*(?:\s+(?:(?:for|of|and|on|the)\s+)*[A-Z][\w’'\-]*){0,5}\s+"
+)
+# A name that is the object of a preposition, with the capitalised words of an organisation
+# between them ("of the Campaign for ", "at ", "of the so-called ").
+_AFTER_PREPOSITION = re.compile(
+    r"\b(?:of|for|at|from|with|by)\s+(?:the\s+)?(?:so-called\s+)?(?:[A-Z][\w’'\-]*\s+){0,4}$"
+)
+# Inside a clause about someone else: "Paul Jones, who sang hits such as Come Tomorrow, said".
+_IN_RELATIVE_CLAUSE = re.compile(r",\s+(?:who|which|whose)\s+[^,.;:\"“”]*$")
+# "... said Charles was ...": a name right after a verb of speech and before a verb is what was said.
+_REPORT_VERB_BEFORE = re.compile(rf"\b(?:{SPEECH_VERBS})\s+(?:that\s+)?$")
+_FINITE_AFTER = re.compile(r"\s+(?:was|is|were|are|had|has|have|would|will|could|should|must|might)\b")
 
 
 # Honorifics that tell whether "he" or "she" can refer to a person.
@@ -266,9 +280,27 @@ class People:
             elif len(firsts.get(bare, [])) == 1:
                 name = firsts[bare][0]  # "His wife Sharon" after "Sharon Osbourne"
             if name:
-                subject = self._is_subject(match.end()) or self._named_by_verb(match.start())
-                found.append(Mention(match.start(), match.end(), name, subject))
+                aside = self._in_affiliation_or_report(match.start(), match.end(), found[-1] if found else None)
+                subject = not aside and (self._is_subject(match.end()) or self._named_by_verb(match.start()))
+                found.append(Mention(match.start(), match.end(), name, subject, aside))
         return found
+
+    def _in_affiliation_or_report(self, start: int, end: int, previous: Mention | None) -> bool:
+        """Whether a name stands where it is not the one speaking: in the affiliation of the
+        person named just before ("William Corr of the Campaign for Tobacco-Free Kids urged", "Ann
+        Simpson, marketing manager at Snappy Snaps believes"; but not "minister for Europe Denis
+        MacShane said"), inside a relative clause ("Paul Jones, who sang hits such as Come
+        Tomorrow, said"), or as the subject of what someone said ("... said Charles was one of
+        his heroes")."""
+        before = self.text[max(0, start - 110) : start]
+        if _IN_RELATIVE_CLAUSE.search(before):
+            return True
+        preposition = _AFTER_PREPOSITION.search(before)
+        if preposition and previous is not None:
+            between = self.text[previous.end : start - len(before) + preposition.start()]
+            if previous.end <= start - len(before) + preposition.start() and not re.search(r"[.!?;:\"“”]", between):
+                return True
+        return bool(_REPORT_VERB_BEFORE.search(before) and _FINITE_AFTER.match(self.text, end))
 
     def _named_by_verb(self, start: int) -> bool:
         """`," said Foxx` makes Foxx the speaker, the subject of what follows."""
@@ -317,7 +349,9 @@ class People:
                     if earlier.subject and not self.not_people.vetoes(earlier.name):
                         return earlier
             return mention
-        return recent[-1] if recent else None
+        # No one in subject position: the latest person named, unless only as an aside.
+        named = [m for m in recent if not m.aside] or recent
+        return named[-1] if named else None
 
     def resolve_reference(self, before: int, exclude: set[str], window: int = 1500) -> str:
         """The person a pronoun or description used at ``before`` most likely refers to.

@@ -381,3 +381,40 @@ def test_a_persons_written_statement_is_their_words() -> None:
         '"I apologise to all who have suffered so much damage," Mr Tanzi\'s statement said.'
     )
     assert speaker_of(quotes_of(text), "I apologise") == "Calisto Tanzi"
+
+
+@pytest.mark.parametrize(
+    ("text", "quote_start", "speaker"),
+    [
+        # The organisation in the affiliation of the person just named is not "he".
+        (
+            "The department refused to comment. But William Corr of the Campaign for Tobacco-Free Kids urged "
+            'the government to continue. "Today\'s ruling should not be an excuse," he said.',
+            "Today's ruling",
+            "William Corr",
+        ),
+        (
+            "Ann Simpson, marketing manager at Snappy Snaps believes the convenience will continue. "
+            '"Some people will want to do their own thing," she said.',
+            "Some people",
+            "Ann Simpson",
+        ),
+        # A name inside a relative clause, and the subject of what was said, are not the speaker.
+        (
+            "Former Manfred Mann singer Paul Jones, who sang on 1960s hits such as Come Tomorrow, said Charles "
+            'was one of his heroes. "I\'m quite sure my own writing was influenced by him," he told BBC News Online.',
+            "I'm quite sure",
+            "Paul Jones",
+        ),
+        # A job "for" something before a name does not make the name an aside.
+        (
+            "Labour's deputy minister for women Jacqui Smith accused the Lib Dems of offering false promises. "
+            'She said: "These proposals would increase the costs."',
+            "These proposals",
+            "Jacqui Smith",
+        ),
+    ],
+)
+def test_he_said_is_the_person_not_a_name_in_their_affiliation(text: str, quote_start: str, speaker: str) -> None:
+    found = [q for q in quotes_of(f"Headline\n\n{text}") if q.text.startswith(quote_start)]
+    assert found and found[0].speaker == speaker
