@@ -149,10 +149,16 @@ _AFFILIATION = (
 _AFTER_PREPOSITION = re.compile(
     r"\b(?:of|for|at|from|with|by)\s+(?:the\s+)?(?:so-called\s+)?(?:[A-Z][\w’'\-]*\s+){0,4}$"
 )
+# Past tenses that do not end in -ed: "Swank, who won the Oscar for Boys Don't Cry, paid tribute".
+_IRREGULAR_PAST = (
+    r"(?:paid|made|gave|took|won|led|met|sent|spent|went|came|became|left|kept|felt|thought|brought|bought"
+    r"|sold|held|spoke|wrote|saw|got|lost|found|chose|knew|stood|fell|drew|rose|struck|threw|began|ran)\b"
+)
 # Inside a clause about someone else: "Paul Jones, who sang hits such as Come Tomorrow, said".
 _IN_RELATIVE_CLAUSE = re.compile(r",\s+(?:who|which|whose)\s+[^,.;:\"“”]*$")
 # "... said Charles was ...": a name right after a verb of speech and before a verb is what was said.
 _REPORT_VERB_BEFORE = re.compile(rf"\b(?:{SPEECH_VERBS})\s+(?:that\s+)?$")
+_INSIDE_THAT_CLAUSE = re.compile(rf"\b(?:{SPEECH_VERBS})\s+that\b[^.!?;:\"“”]*$")
 _FINITE_AFTER = re.compile(r"\s+(?:was|is|were|are|had|has|have|would|will|could|should|must|might)\b")
 
 
@@ -300,6 +306,8 @@ class People:
             between = self.text[previous.end : start - len(before) + preposition.start()]
             if previous.end <= start - len(before) + preposition.start() and not re.search(r"[.!?;:\"“”]", between):
                 return True
+        if _INSIDE_THAT_CLAUSE.search(before):
+            return True  # "Lord Heseltine said that, despite their differences, Lord Callaghan became"
         return bool(_REPORT_VERB_BEFORE.search(before) and _FINITE_AFTER.match(self.text, end))
 
     def _named_by_verb(self, start: int) -> bool:
@@ -313,7 +321,7 @@ class People:
             re.match(
                 rf"\s*(?:,[^,.]{{1,110}},\s*|,\s*|{_AFFILIATION})?(?:has |had |have |also |later |then |now |"
                 rf"previously |recently |again |however )?(?:{SPEECH_VERBS}|was|is|has|had|will|would|"
-                rf"could|can|\w+ed\b)",
+                rf"could|can|\w+ed\b|{_IRREGULAR_PAST})",
                 after,
             )
         )

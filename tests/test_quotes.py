@@ -406,6 +406,20 @@ def test_a_persons_written_statement_is_their_words() -> None:
             "I'm quite sure",
             "Paul Jones",
         ),
+        # A past tense without -ed still makes the name the subject ...
+        (
+            "Leonardo DiCaprio won best actor. Hilary Swank, who previously won the Oscar for Boys Don't Cry, "
+            'paid tribute to director Clint Eastwood. "You guided us so brilliantly," she said.',
+            "You guided us",
+            "Hilary Swank",
+        ),
+        # ... but not inside what someone said.
+        (
+            "Conservative peer Lord Heseltine said that despite their differences, he and Lord Callaghan became "
+            'friends. "You don\'t get to the premiership unless you have a streak of determination," he said.',
+            "You don't get",
+            "Heseltine",
+        ),
         # A job "for" something before a name does not make the name an aside.
         (
             "Labour's deputy minister for women Jacqui Smith accused the Lib Dems of offering false promises. "
