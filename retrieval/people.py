@@ -311,8 +311,12 @@ class People:
         return bool(_REPORT_VERB_BEFORE.search(before) and _FINITE_AFTER.match(self.text, end))
 
     def _named_by_verb(self, start: int) -> bool:
-        """`," said Foxx` makes Foxx the speaker, the subject of what follows."""
-        return bool(re.search(rf"\b(?:{SPEECH_VERBS})\s+$", self.text[max(0, start - 30) : start]))
+        """`," said Foxx` makes Foxx the speaker, the subject of what follows (but "told Gordon
+        Brown" and "asked Mr Howard" name the one spoken to)."""
+        before = self.text[max(0, start - 30) : start]
+        return bool(re.search(rf"\b(?:{SPEECH_VERBS})\s+$", before)) and not re.search(
+            r"\b(?:told|tells|tell|asked|asks|ask)\s+$", before
+        )
 
     def _is_subject(self, end: int) -> bool:
         # "Nicolas Sarkozy of France said": an affiliation may stand between name and verb.

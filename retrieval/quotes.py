@@ -29,8 +29,13 @@ RULES_VERSION = 14
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
 _PRONOUN = r"(?:he|she|He|She|they|They)"
+# A person called by their nationality: "said the New Zealander" (capitalised, unlike a role).
+_DEMONYMS = (
+    r"Zealander|American|Briton|Scot|Scotsman|Englishman|Welshman|Irishman|Frenchman|Frenchwoman|Dutchman"
+    r"|Australian|Canadian|Spaniard|Italian|German|Swede|Norwegian|Dane|Russian|Brazilian|Argentine|Texan"
+)
 _DESCRIPTION = (
-    rf"(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS})"
+    rf"(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS}|{_DEMONYMS})"
     rf"(?:\s+(?:for|of|at)\s+(?:the\s+)?[\w’'\-]+(?:\s+[A-Z][\w’'\-]+){{0,3}})?"
 )
 _SPEAKER = rf"(?P<speaker>{_DESCRIPTION}|{NAME}|{_PRONOUN})"

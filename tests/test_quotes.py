@@ -420,6 +420,20 @@ def test_a_persons_written_statement_is_their_words() -> None:
             "You don't get",
             "Heseltine",
         ),
+        # A nationality stands for the person named before ...
+        (
+            "Lord of the Rings director Peter Jackson has said it will be four years. The Oscar winner said there "
+            'was a desire. "I think it is going to be a lot of lawyers in a room," said the New Zealander.',
+            "I think it is going",
+            "Peter Jackson",
+        ),
+        # ... and the one someone "told" is not the speaker.
+        (
+            "Tony Blair has dismissed reports he told Gordon Brown he would quit.\n\n"
+            '"You don\'t do deals over jobs like this," the prime minister told BBC One.',
+            "You don't do deals",
+            "Tony Blair",
+        ),
         # A job "for" something before a name does not make the name an aside.
         (
             "Labour's deputy minister for women Jacqui Smith accused the Lib Dems of offering false promises. "
@@ -429,6 +443,6 @@ def test_a_persons_written_statement_is_their_words() -> None:
         ),
     ],
 )
-def test_he_said_is_the_person_not_a_name_in_their_affiliation(text: str, quote_start: str, speaker: str) -> None:
+def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start: str, speaker: str) -> None:
     found = [q for q in quotes_of(f"Headline\n\n{text}") if q.text.startswith(quote_start)]
     assert found and found[0].speaker == speaker
