@@ -323,8 +323,9 @@ class People:
         after = self.text[end : end + 160]
         return bool(
             re.match(
-                rf"\s*(?:,[^,.]{{1,110}},\s*|,\s*|{_AFFILIATION})?(?:has |had |have |also |later |then |now |"
-                rf"previously |recently |again |however )?(?:{SPEECH_VERBS}|was|is|has|had|will|would|"
+                rf"\s*(?:(?:,[^,.]{{1,110}}){{1,2}},\s*|,\s*|{_AFFILIATION})?"
+                rf"(?:has |had |have |also |later |then |now |previously |recently |again |however )?"
+                rf"(?:{SPEECH_VERBS}|was|is|has|had|will|would|"
                 rf"could|can|\w+ed\b|{_IRREGULAR_PAST})",
                 after,
             )

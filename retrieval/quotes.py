@@ -89,7 +89,8 @@ _UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
 # A partial quote whose sentence is about a person saying it in other words:
 # `Mr Marchionne is confident ..., saying ... GM's argument "has no legs"`.
 _SAYING = re.compile(
-    r"\b(?:saying|said|says|told|calling|called|describing|described|adding|warned|claimed|insisted)\b"
+    r"\b(?:saying|said|says|told|calling|called|describing|described|adding|warned|claimed|insisted|thanked|praised"
+    r"|branded|dismissed)\b"
 )
 
 

@@ -434,6 +434,19 @@ def test_a_persons_written_statement_is_their_words() -> None:
             "You don't do deals",
             "Tony Blair",
         ),
+        # A subject behind two appositions, and a partial quote after "thanked", are the speaker's.
+        (
+            "Dan Gillmor, founder of Grassroots Media, which supports citizen-based media, said the tool was a "
+            '"bad idea, and an unfortunate move by a company".',
+            "bad idea",
+            "Dan Gillmor",
+        ),
+        (
+            "Actress Teri Hatcher won the prize.\n\nHatcher thanked the show's cast, crew and "
+            '"a network who gave me a second chance at a career".',
+            "a network who",
+            "Teri Hatcher",
+        ),
         # A job "for" something before a name does not make the name an aside.
         (
             "Labour's deputy minister for women Jacqui Smith accused the Lib Dems of offering false promises. "
