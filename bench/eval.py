@@ -239,6 +239,9 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
         library.close()
     elif "ooc" not in args.skip:
         out.append(f"Out-of-corpus: skipped ({bbc} or the question files {[str(p) for p in args.ooc]} not found)")
+    if "ooc" in args.skip and not {"natural", "speakers"} <= set(args.skip):
+        # They run on the BBC library the out-of-corpus step opens and ingests.
+        out.append("Natural and in-corpus speaker questions skipped too: they run with the out-of-corpus step.")
 
     label_files = [path for path in args.labels if path.exists()]
     if "quotes" not in args.skip and bbc.is_dir() and label_files:
