@@ -303,8 +303,8 @@ class People:
             return True
         preposition = _AFTER_PREPOSITION.search(before)
         if preposition and previous is not None:
-            between = self.text[previous.end : start - len(before) + preposition.start()]
-            if previous.end <= start - len(before) + preposition.start() and not re.search(r"[.!?;:\"“”]", between):
+            at = start - len(before) + preposition.start()  # where the preposition stands in the text
+            if previous.end <= at and not re.search(r"[.!?;:\"“”]", self.text[previous.end : at]):
                 return True
         if _INSIDE_THAT_CLAUSE.search(before):
             return True  # "Lord Heseltine said that, despite their differences, Lord Callaghan became"

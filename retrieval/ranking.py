@@ -236,7 +236,8 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # BST" or "7.45pm", not by the day or the date.
         re.compile(r"^(?:at\s+)?(?:exactly\s+)?what\s+time\b", re.I),
         re.compile(
-            r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\b\d{4}\s?(?:GMT|BST|CET|EST|ET|PT|local)\b"
+            r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\b\d{4}\s?(?-i:GMT|BST|CET|EST|ET|PT)\b"
+            r"|\b\d{4}\s+local\s+time\b"
             # Four figures starting 0 or 21-23 are a time in these stories, not a year.
             r"|\b(?:0\d|2[1-3])[0-5]\d\b|\b(?:midnight|noon|midday|o'clock)\b",
             re.I,
