@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from retrieval.answering import TUNING, answer_question
+from retrieval.answering.facts import asked_thing
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
@@ -282,6 +283,22 @@ def test_an_answer_not_naming_the_thing_asked_for_says_so(separate: Library, que
     assert not answer.answered or answer.message.startswith(caveat), (answer.text, answer.message)
     if answer.answered:
         assert "closest I found" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("Which hospital was Mike Mills taken to?", "hospital"),
+        ("Which town in Northamptonshire was Michael Howard in?", "town"),
+        ("Who is the chief executive of Daiwa Securities?", "chief executive"),
+        ("What was the name of the Royal Mail spokeswoman who commented?", "spokeswoman"),
+        # A name starting the clause, with no "that".
+        ("What were the names of the three men Apple sued?", "men"),
+        ("Which minute did Duff score in?", ""),
+    ],
+)
+def test_the_thing_whose_name_is_asked_for(question: str, thing: str) -> None:
+    assert asked_thing(question)[0] == thing
 
 
 def test_an_answer_that_names_the_thing_asked_for_has_no_caveat(separate: Library) -> None:

@@ -122,6 +122,8 @@ def test_a_quote_of_several_sentences_is_shown_whole(corpus: Library) -> None:
         ("What did Dave Prentice think of MPs' own pension deal?", "Dave Prentis"),
         # An apposition after the name, naming another speaker (Deutsche Bank) in longer words.
         ("What did Sinche, the strategist the Deutsche Bank note agreed with, make of the deficit?", "Robert Sinche"),
+        # The apposition first: a description naming an organisation, then the surname.
+        ("How did the news editor of Stuff magazine, Irish, rate the iPod mini's chances?", "Oliver Irish"),
     ],
 )
 def test_the_person_is_found_as_people_name_them(corpus: Library, question: str, speaker: str) -> None:

@@ -61,8 +61,10 @@ _WHICH_PHRASE = re.compile(rf"{_WHICH}(?P<phrase>(?:[\w’'\-]+\s+){{0,3}}?[\w�
 _WHICH_WORD = re.compile(rf"{_WHICH}(?P<phrase>[a-z][\w’'\-]*)", re.I)
 _NAME_OF = re.compile(
     r"^what(?:['’]s|\s+is|\s+was|\s+were|\s+are)\s+the\s+(?:full\s+|real\s+)?names?\s+of\s+(?:the\s+|a\s+|an\s+)?"
-    r"(?:[\w’'\-]+\s+){0,2}?(?P<phrase>[a-z][\w’'\-]*)\s+"
-    r"(?:who|that|which|where|whose|in|at|of|on|for|to|he|she|they|under|behind|from|with|by|\w+ing)\b",
+    r"(?:[\w’'\-]+\s+){0,2}?(?P<phrase>(?-i:[a-z])[\w’'\-]*)\s+"
+    # ... or a name starting a clause with no "that": "the names of the three men Apple sued".
+    r"(?:who|that|which|where|whose|in|at|of|on|for|to|he|she|they|under|behind|from|with|by|\w+ing"
+    r"|(?-i:[A-Z])[\w’'\-]*)\b",
     re.I,
 )
 # Or the deed of "Who founded Bloglines ...?": the name stands beside "founded" where the story

@@ -100,8 +100,11 @@ def _head_and_rest(who: str, asked: str) -> tuple[str, str]:
     """The part of a phrase that names the person, and the rest (their organisation or
     affiliation, whose own names are tried only when the head names nobody)."""
     if "," in who:
-        # An apposition: "Clement, the German economy minister".
+        # An apposition: "Clement, the German economy minister", or the other way round, "the
+        # head of the Fenice foundation, Vianello".
         first, after = who.split(",", 1)
+        if first.strip()[:1].islower() and _CAPITALISED_RUN.fullmatch(after.strip()):
+            return after.strip(), first
         if _CAPITALISED_RUN.search(first):
             return first, after
     possessive = _POSSESSIVE_BEFORE_NAME.match(asked)
