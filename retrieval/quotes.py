@@ -24,7 +24,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 14
+RULES_VERSION = 15
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -93,6 +93,12 @@ _SAYING = re.compile(
     r"|branded|dismissed)\b"
 )
 
+
+# The person a newspaper or agency reports: `"…," the Interfax news agency quoted Mr
+# Khodorkovsky as saying`, `"…," Arab News quoted Prince Saud as saying`.
+_QUOTED_AS_SAYING = re.compile(
+    r"^[,.!?]?\s*[^\"“”.;:!?]{1,80}?\bquoted\s+(?P<chunk>[^\"“”.;:!?]{1,60}?)\s+as\s+saying\b"
+)
 
 # A person's own words written down: `"…," Mr Tanzi's statement said.` (Not "Mr Blair's
 # spokesman", who is another person.)
@@ -253,6 +259,11 @@ class _Attributor:
         closed_sentence = self.text[segment.close_mark - 1 : segment.close_mark] in (".", "!", "?")
         if closed_sentence and re.match(r"\s+[A-Z]", after):
             return None  # `…land." The company pointed out…`: a new sentence, not an attribution
+        quoted = _QUOTED_AS_SAYING.match(after)
+        if quoted:
+            speaker = self._speaker_in(quoted.group("chunk"))
+            if speaker:
+                return speaker, "after", start + quoted.start("chunk")
         for pattern in (_AFTER_VERB_CHUNK, _AFTER_CHUNK_VERB):
             match = pattern.match(after)
             if not match or re.match(r"[^.;,]{0,60}:", after[match.end() :]):

@@ -447,6 +447,14 @@ def test_a_persons_written_statement_is_their_words() -> None:
             "a network who",
             "Teri Hatcher",
         ),
+        # The person a news agency "quoted ... as saying", not the agency.
+        (
+            "Mikhail Khodorkovsky founded Yukos. Gazprom had been expected to win.\n\n"
+            '"Russia\'s most efficient oil company has been destroyed," the Interfax news agency quoted '
+            "Mr Khodorkovsky as saying.",
+            "Russia's most efficient",
+            "Mikhail Khodorkovsky",
+        ),
         # A job "for" something before a name does not make the name an aside.
         (
             "Labour's deputy minister for women Jacqui Smith accused the Lib Dems of offering false promises. "
