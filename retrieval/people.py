@@ -312,10 +312,12 @@ class People:
 
     def _named_by_verb(self, start: int) -> bool:
         """`," said Foxx` makes Foxx the speaker, the subject of what follows (but "told Gordon
-        Brown" and "asked Mr Howard" name the one spoken to)."""
+        Brown", "asked Mr Howard" and "accused Fannie Mae" name the one spoken to or of)."""
         before = self.text[max(0, start - 30) : start]
         return bool(re.search(rf"\b(?:{SPEECH_VERBS})\s+$", before)) and not re.search(
-            r"\b(?:told|tells|tell|asked|asks|ask)\s+$", before
+            r"\b(?:told|tells|tell|asked|asks|ask|accused|accuses|urged|urges|praised|praises|called|calls"
+            r"|described|describes|defended|defends|questioned|questions|promised|promises)\s+$",
+            before,
         )
 
     def _is_subject(self, end: int) -> bool:

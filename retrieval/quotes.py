@@ -89,10 +89,11 @@ _UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
 # A partial quote whose sentence is about a person saying it in other words:
 # `Mr Marchionne is confident ..., saying ... GM's argument "has no legs"`.
 _SAYING = re.compile(
-    r"\b(?:saying|said|says|told|calling|called|describing|described|adding|warned|claimed|insisted|thanked|praised"
-    r"|branded|dismissed)\b"
+    r"\b(?:saying|said|says|say|told|calling|called|describing|described|adding|warned|claimed|insisted|thanked|praised"
+    r"|branded|dismissed|denied|denies|accused|accuses|likened|labelled|dubbed|attacked|criticised|urged|hailed)\b"
 )
 
+_PASSIVE_BEFORE = re.compile(r"\b(?:was|were|is|are|been|being)\s+(?:\w+ly\s+)?$")
 
 # The person a newspaper or agency reports: `"…," the Interfax news agency quoted Mr
 # Khodorkovsky as saying`, `"…," Arab News quoted Prince Saud as saying`.
@@ -259,6 +260,8 @@ class _Attributor:
         closed_sentence = self.text[segment.close_mark - 1 : segment.close_mark] in (".", "!", "?")
         if closed_sentence and re.match(r"\s+[A-Z]", after):
             return None  # `…land." The company pointed out…`: a new sentence, not an attribution
+        if re.match(r"\.\s+[A-Z]", after):
+            return None  # `…politicians". Martin Bell, who won Tatton, said`: the full stop ends it
         quoted = _QUOTED_AS_SAYING.match(after)
         if quoted:
             speaker = self._speaker_in(quoted.group("chunk"))
@@ -377,8 +380,9 @@ class _Attributor:
         """The person a sentence is about, when it reports them saying a partial quote."""
         paragraph = self.paragraph_of[segment.paragraph]
         start = _sentence_start(self.text, segment.open_mark, paragraph.start)
-        if not _SAYING.search(self.text[start : segment.open_mark]):
-            return ""
+        saying = _SAYING.search(self.text[start : segment.open_mark])
+        if not saying or _PASSIVE_BEFORE.search(self.text[start : start + saying.start()]):
+            return ""  # "Im was hailed for his "…"": the words are someone else's about him
         unnamed = _UNNAMED_AT_START.match(self.text, start)
         if unnamed and unnamed.end() <= segment.open_mark:
             return unnamed.group("who")

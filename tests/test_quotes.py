@@ -467,3 +467,43 @@ def test_a_persons_written_statement_is_their_words() -> None:
 def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start: str, speaker: str) -> None:
     found = [q for q in quotes_of(f"Headline\n\n{text}") if q.text.startswith(quote_start)]
     assert found and found[0].speaker == speaker
+
+
+@pytest.mark.parametrize(
+    ("text", "quote_start", "speaker"),
+    [
+        # A full stop after the closing mark ends the sentence: the name after it is not the speaker.
+        (
+            "Lib Dem spokesman Menzies Campbell said the war had hit trust in politicians. "
+            '"Issues of war and peace have a very damaging effect". Martin Bell, who won Tatton, said '
+            "politicians had lost trust.",
+            "Issues of war",
+            "Menzies Campbell",
+        ),
+        # A partial quote after "denied" or "likened" is the subject's ...
+        (
+            "Home Secretary Jack Straw spoke on Monday.\n\nBut Mr Straw denied it amounted to a "
+            '"constitutional crisis". The court said otherwise.',
+            "constitutional crisis",
+            "Jack Straw",
+        ),
+        # ... but not after a passive: the words are someone else's about the subject.
+        (
+            "Director Im Kwon-Taek has received an honorary award.\n\nIm, who has made more than 100 films, "
+            'was hailed for his "remarkable visual beauty and intellectual depth".',
+            "remarkable visual beauty",
+            "",
+        ),
+        # The one a speaker "accused" is not the "he" who goes on to speak.
+        (
+            "Tony Blair launched Labour's pledges. Conservative co-chairman Liam Fox spoke later.\n\n"
+            "Dr Fox accused Mr Blair of telling lies about the Tories. "
+            '"It\'s going to be fear and smear," he told BBC News.',
+            "It's going to be",
+            "Liam Fox",
+        ),
+    ],
+)
+def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
+    found = [q for q in quotes_of(f"Headline\n\n{text}") if q.text.startswith(quote_start)]
+    assert found and found[0].speaker == speaker
