@@ -93,6 +93,8 @@ _SAYING = re.compile(
     r"|branded|dismissed|denied|denies|accused|accuses|likened|labelled|dubbed|attacked|criticised|urged|hailed)\b"
 )
 
+# Surnames that are also words ``NOT_PERSON_WORDS`` keeps out of names ("Brian May", "Mike Read").
+_WORD_SURNAMES = frozenset({"may", "read"})
 _PASSIVE_BEFORE = re.compile(r"\b(?:was|were|is|are|been|being)\s+(?:\w+ly\s+)?$")
 
 # The person a newspaper or agency reports: `"…," the Interfax news agency quoted Mr
@@ -320,11 +322,29 @@ class _Attributor:
             return True
         if is_title_word(written.strip()):
             return False  # "Chairman of the Environmental Audit Committee Peter Ainsworth MP said:"
+        if self._surname_of_full_name(written.strip()):
+            return True  # "May said:" after "Guitarist Brian May", though "may" is also a word
         word = written.strip().lower()
         if word in STOPWORDS or word in NOT_PERSON_WORDS:
             return False
         # A name is capitalised everywhere; an ordinary word also appears in lower case.
         return not re.search(rf"\b{re.escape(word)}\b", self.text)
+
+    def _surname_of_full_name(self, word: str) -> bool:
+        return bool(self._full_name_ending(word))
+
+    def _full_name_ending(self, word: str) -> str:
+        """For a surname that is also an ordinary word of the article ("may", "read"), the
+        "<First> <word>" the article names someone by, with a first name that is never an
+        ordinary lower-case word of it ("Brian May", but not "In May"); else ""."""
+        ordinary = word.lower() in _WORD_SURNAMES or re.search(rf"\b{re.escape(word.lower())}\b", self.text)
+        if not ordinary:
+            return ""  # a proper noun only ("Paris", "Labour"): not this case
+        for match in re.finditer(rf"\b([A-Z][a-z]+)\s+{re.escape(word)}\b", self.text):
+            first = match.group(1)
+            if first.lower() not in STOPWORDS and not re.search(rf"\b{first.lower()}\b", self.text):
+                return match.group(0)
+        return ""
 
     def resolve(self, written: str, where: int, group_span: tuple[int, int]) -> str:
         if written in ("it", "It"):
@@ -346,7 +366,12 @@ class _Attributor:
             if not resolved and written.split()[-1].lower() in ORGANISATION_ROLES:
                 return ""  # "the company said": an organisation we cannot name; no guess
             return resolved or written
-        return self.people.canonical(self.not_people.person_inside(written) or written, at)
+        name = self.people.canonical(self.not_people.person_inside(written) or written, at)
+        if " " not in name and name.lower() in NOT_PERSON_WORDS:
+            # "May said" of "Guitarist Brian May": a surname that is also a word (a month, "read")
+            # is kept out of the article's full names, so find the full name here.
+            return self._full_name_ending(name) or name
+        return name
 
     def _recent_description(self, before: int) -> tuple[str, int] | None:
         """The latest unnamed speaker ("A spokesman for the BPI said") shortly before ``before``."""

@@ -502,6 +502,13 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
             "It's going to be",
             "Liam Fox",
         ),
+        # A surname that is also a word ("May", "Read") is still the person named in full.
+        (
+            "Guitarist Brian May has said he expects to be on the road in April. "
+            'May said: "Suddenly the Queen Phoenix is rising again from the ashes."',
+            "Suddenly the Queen",
+            "Brian May",
+        ),
     ],
 )
 def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
