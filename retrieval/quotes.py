@@ -39,7 +39,7 @@ _DESCRIPTION = (
     rf"(?:\s+(?:for|of|at)\s+(?:the\s+)?[\w’'\-]+(?:\s+[A-Z][\w’'\-]+){{0,3}})?"
 )
 _SPEAKER = rf"(?P<speaker>{_DESCRIPTION}|{NAME}|{_PRONOUN})"
-_VERB = rf"(?:(?:has|had|have|also|later|then|simply|previously|once)\s+)?(?:{SPEECH_VERBS})"
+_VERB = rf"(?:(?:has|had|have|also|later|then|simply|previously|once|[a-z]+ly)\s+)?(?:{SPEECH_VERBS})"
 
 # Attribution after a closing mark: `," Mourinho said`, `," said Mr Smith`, `," he added`.
 # The words between the mark and the verb (or after the verb) are a "chunk" that holds the
@@ -68,6 +68,11 @@ _BEFORE = re.compile(
 )
 # A sentence that introduces a quote with a colon: `He also praised the film director: "`.
 _COLON = re.compile(rf"^\s*(?P<speaker>{NAME}|{_PRONOUN})(?:\s+himself|\s+herself)?\s+[^\"“”]{{0,120}}:\s*$")
+# A quote a sentence's subject goes on to say: `Liam Fox derided the photo call, saying: "`.
+_SAYING_COLON = re.compile(r",\s+(?:saying|adding|insisting|warning|declaring)\s*:\s*$")
+_SUBJECT_OF_VERB = re.compile(
+    rf"(?P<speaker>{NAME})(?:,[^,:;\"“”]{{1,110}},)?\s+(?:(?:has|had|also|\w+ly)\s+)?(?:\w+ed|{SPEECH_VERBS})\b"
+)
 _LEAD_IN = (
     r"(?:(?:And|But|Meanwhile|However|Separately|Earlier|Later|Instead|In a statement|In its report|Yesterday)[,]?\s+"
     # "Commenting on the delay to the albums, Mr Levy said that …": the person after the phrase.
@@ -95,6 +100,8 @@ _SAYING = re.compile(
 
 # Surnames that are also words ``NOT_PERSON_WORDS`` keeps out of names ("Brian May", "Mike Read").
 _WORD_SURNAMES = frozenset({"may", "read"})
+# Between a name and its verb: nothing but an auxiliary or an adverb ("Mr Bez has described").
+_JUST_BEFORE_VERB = re.compile(r"\s+(?:(?:has|had|have|also|once|\w+ly)\s+)?")
 _PASSIVE_BEFORE = re.compile(r"\b(?:was|were|is|are|been|being)\s+(?:\w+ly\s+)?$")
 
 # The person a newspaper or agency reports: `"…," the Interfax news agency quoted Mr
@@ -232,6 +239,12 @@ class _Attributor:
         match = _COLON.match(before)
         if match and self._plausible(match.group("speaker")):
             return match.group("speaker"), "before", offset + match.start("speaker")
+        saying = _SAYING_COLON.search(before)
+        if saying:
+            # `Conservative co chairman Liam Fox derided the photo call, saying: "`: the subject.
+            for subject in _SUBJECT_OF_VERB.finditer(before, 0, saying.start()):
+                if self._plausible(subject.group("speaker")):
+                    return subject.group("speaker"), "before", offset + subject.start("speaker")
         reported = self._reported(sentence_start, segment.open_mark)
         if reported:
             return reported[0], "reported", reported[1]
@@ -391,7 +404,7 @@ class _Attributor:
         end = segment.open_mark
         while end > floor and self.text[end - 1].isspace():
             end -= 1
-        if end <= floor or self.text[end - 1] not in ".!?":
+        if end <= floor or self.text[end - 1] not in ".!":  # not "?": a question is answered by another
             return ""
         start = _sentence_start(self.text, end - 1, floor)
         # The sentence may hold a partial quote of the same person (`Mr Blair … said abortion was a
@@ -414,6 +427,17 @@ class _Attributor:
         for mention in self.people.mentions:
             if start <= mention.start < min(start + 80, segment.open_mark):
                 return mention.name if mention.subject else ""
+        return self._named_right_before_verb(start, segment.open_mark)
+
+    def _named_right_before_verb(self, start: int, end: int) -> str:
+        """The person named right before a verb of saying further into the sentence: "…, which
+        Mr Harding described as "…"", "Development costs …, which Mr Bez described as "…"."""
+        for verb in reversed(list(_SAYING.finditer(self.text, start, end))):
+            for mention in self.people.mentions:
+                if start <= mention.end <= verb.start() and _JUST_BEFORE_VERB.fullmatch(
+                    self.text[mention.end : verb.start()]
+                ):
+                    return mention.name
         return ""
 
 

@@ -509,6 +509,35 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
             "Suddenly the Queen",
             "Brian May",
         ),
+        # The person named right before "described as", further into the sentence.
+        (
+            "Nigel Harding, head of music at Xfm, praised the band. Unconditional reached the summit of the "
+            "station's listeners' chart within a fortnight of its first play, which Mr Harding described as "
+            '"an unheard of achievement".',
+            "an unheard of",
+            "Nigel Harding",
+        ),
+        # The subject who goes on to speak after ", saying:".
+        (
+            "Conservative co chairman Liam Fox derided the photo call, saying: "
+            '"The show of unity was the worst acting I have seen."',
+            "The show of unity",
+            "Liam Fox",
+        ),
+        # An adverb between the name and the verb.
+        (
+            'The band were spotted by manager Paul McGuinness. "They were brilliant, but very coarse," '
+            "McGuinness recently said.",
+            "They were brilliant",
+            "Paul McGuinness",
+        ),
+        # A question the writer asks is answered by someone else, not by the one it names.
+        (
+            "Dick Morris is the UKIP candidate. So is UKIP's job to destroy the Tories, as Robert Kilroy Silk "
+            'once declared? "No. The aim of UKIP is to withdraw from the EU."',
+            "No. The aim",
+            "",
+        ),
     ],
 )
 def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
