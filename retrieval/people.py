@@ -102,7 +102,7 @@ _TITLE_WORDS = frozenset(
 # Sentence-initial words that a capitalised run can swallow ("But David Frost said").
 _LEADING_NOISE = frozenset(
     """but and or so yet however meanwhile former ex then now when while after before if also
-    although though as at in on for of by with from writer author director festival the a an
+    although though as at in on for of by with from to writer author director festival the a an
     this that these those his her their its rival other fellow
     american british english scottish welsh irish french german italian spanish dutch belgian
     swiss swedish danish norwegian finnish russian polish greek turkish japanese chinese korean
@@ -153,6 +153,12 @@ _AFTER_PREPOSITION = re.compile(
 _IRREGULAR_PAST = (
     r"(?:paid|made|gave|took|won|led|met|sent|spent|went|came|became|left|kept|felt|thought|brought|bought"
     r"|sold|held|spoke|wrote|saw|got|lost|found|chose|knew|stood|fell|drew|rose|struck|threw|began|ran)\b"
+)
+# Present tenses of opinion that make the name before them its subject, as a past tense does:
+# "Screen International's US editor Mike Goodridge thinks 2004's films …", "Prof Etzioni criticises".
+_PRESENT_OPINION = (
+    r"(?:thinks|feels|fears|hopes|wants|knows|expects|reckons|criticises|criticizes|accepts|denies|doubts"
+    r"|blames|welcomes|wonders|worries|sees)\b"
 )
 # Inside a clause about someone else: "Paul Jones, who sang hits such as Come Tomorrow, said".
 _IN_RELATIVE_CLAUSE = re.compile(r",\s+(?:who|which|whose)\s+[^,.;:\"“”]*$")
@@ -328,7 +334,7 @@ class People:
                 rf"\s*(?:(?:,[^,.]{{1,110}}){{1,2}},\s*|,\s*|{_AFFILIATION})?"
                 rf"(?:has |had |have |also |later |then |now |previously |recently |again |however )?"
                 rf"(?:{SPEECH_VERBS}|was|is|has|had|will|would|"
-                rf"could|can|\w+ed\b|{_IRREGULAR_PAST})",
+                rf"could|can|\w+ed\b|{_IRREGULAR_PAST}|{_PRESENT_OPINION})",
                 after,
             )
         )

@@ -538,6 +538,21 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
             "No. The aim",
             "",
         ),
+        # A present tense of opinion makes the name its subject ("thinks"), and a leading "To" is
+        # no part of a name.
+        (
+            "Director Tom Karger said the race was open.\n\nScreen International's US editor Mike Goodridge thinks "
+            'the films have not grabbed the public. "Film-makers haven\'t produced films that people adore '
+            'this year," he said.',
+            "Film-makers haven't",
+            "Mike Goodridge",
+        ),
+        (
+            "A talk was given by IBM's Nick Donofrio. To some, it sounds mad. To Mr Donofrio, it is a vision. "
+            '"I am confident that the industry is going to be short on skills," he says.',
+            "I am confident",
+            "Nick Donofrio",
+        ),
     ],
 )
 def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
