@@ -118,7 +118,9 @@ _OWN_WORDS = re.compile(
 )
 
 # Where an affiliation starts after a name: "Kirsten Pfeifer from the CEA", "Sarkozy of France".
-_BEFORE_AFFILIATION = re.compile(r"\s+(?:quoted|speaking|told|at|of|for|from|in|on|who|with)\s")
+_BEFORE_AFFILIATION = re.compile(
+    r"\s+(?:quoted|speaking|told|at|of|for|from|in|on|who|with|after|before|during|when|while)\s"
+)
 
 
 @dataclass(frozen=True)
@@ -256,7 +258,11 @@ class _Attributor:
         match = _REPORTED.match(sentence)
         if not match:
             return None
-        for group in ("chunk", "apposition"):
+        apposition = (match.group("apposition") or "").strip()
+        # `But the chairman of Migration Watch UK, Sir Andrew Green, said`: a name in the apposition
+        # is the person the chunk describes.
+        order = ("apposition", "chunk") if re.fullmatch(NAME, apposition) else ("chunk", "apposition")
+        for group in order:
             # `The woman's lawyer, Dolores M Troiani, said`: the name is in the apposition.
             chunk = (match.group(group) or "").strip()
             # `Nicolas Sarkozy of France said he …`, `William Corr of the Campaign for Tobacco-Free

@@ -553,6 +553,21 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
             "I am confident",
             "Nick Donofrio",
         ),
+        # A name in the apposition is the person the subject describes.
+        (
+            "Liberty welcomed the ruling, its director Shami Chakrabarti said.\n\nBut the chairman of Migration "
+            'Watch UK, Sir Andrew Green, said the decision was a "step in the wrong direction".',
+            "step in the wrong",
+            "Andrew Green",
+        ),
+        # What happened when ("after the meeting") is no part of the name.
+        (
+            "Ministers met the games industry on Monday.\n\n"
+            '"Children can\'t and they deserve to be protected," said Culture Secretary Tessa Jowell after '
+            "the meeting.",
+            "Children can't",
+            "Tessa Jowell",
+        ),
     ],
 )
 def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
