@@ -29,7 +29,7 @@ SPEECH_VERBS = (
     "recalls|announced|announces|predicted|predicts|believes|believed|urged|urges|remarked|"
     "observed|responded|responds|complained|complains|boasted|promised|promises|vowed|vows|"
     "accused|accuses|described|describes|called|calls|defended|defends|pointed out|points out|"
-    "say|tell|praised|praises|reiterated|countered|quipped|questioned|questions"
+    "say|tell|praised|praises|reiterated|countered|quipped|questioned|questions|concluded|concludes"
 )
 
 # Role nouns that make "the City manager" or "a spokesman for the firm" a speaker.

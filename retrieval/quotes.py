@@ -68,6 +68,8 @@ _BEFORE = re.compile(
 )
 # A sentence that introduces a quote with a colon: `He also praised the film director: "`.
 _COLON = re.compile(rf"^\s*(?P<speaker>{NAME}|{_PRONOUN})(?:\s+himself|\s+herself)?\s+[^\"“”]{{0,120}}:\s*$")
+# A name alone before the colon, after at most a few words of job: `BBC Two controller Roly Keating: "`.
+_NAME_COLON = re.compile(rf"^\s*(?:[\w’'\-]+\s+){{0,5}}?(?P<speaker>{NAME})\s*:\s*$")
 # A quote a sentence's subject goes on to say: `Liam Fox derided the photo call, saying: "`.
 _SAYING_COLON = re.compile(r",\s+(?:saying|adding|insisting|warning|declaring)\s*:\s*$")
 _SUBJECT_OF_VERB = re.compile(
@@ -241,6 +243,10 @@ class _Attributor:
         match = _COLON.match(before)
         if match and self._plausible(match.group("speaker")):
             return match.group("speaker"), "before", offset + match.start("speaker")
+        bare = _NAME_COLON.match(before)
+        if bare and not re.search(rf"\b(?:{SPEECH_VERBS})\b", before) and self._plausible(bare.group("speaker")):
+            # `BBC Two controller Roly Keating: "`: a name and a colon, no verb.
+            return bare.group("speaker"), "before", offset + bare.start("speaker")
         saying = _SAYING_COLON.search(before)
         if saying:
             # `Conservative co chairman Liam Fox derided the photo call, saying: "`: the subject.

@@ -568,6 +568,18 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
             "Children can't",
             "Tessa Jowell",
         ),
+        # A name and a colon with no verb; "concluded" is a verb of saying.
+        (
+            'The show moves to BBC Two. BBC Two controller Roly Keating: "It\'s an exciting new era for the show."',
+            "It's an exciting",
+            "Roly Keating",
+        ),
+        (
+            "Professor Kerstin Dautenhahn leads the team. Robots will take years, according to researchers. "
+            '"You can think of 20 years into the future," concluded Professor Dautenhahn.',
+            "You can think",
+            "Kerstin Dautenhahn",
+        ),
     ],
 )
 def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
