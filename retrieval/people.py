@@ -160,6 +160,9 @@ _PRESENT_OPINION = (
     r"(?:thinks|feels|fears|hopes|wants|knows|expects|reckons|criticises|criticizes|accepts|denies|doubts"
     r"|blames|welcomes|wonders|worries|sees)\b"
 )
+_JOB_WORD = re.compile(
+    rf"(?:{ROLE_NOUNS}|{'|'.join(sorted(_TITLE_WORDS))}|vice|deputy|senior|managing|general|former)"
+)
 # Inside a clause about someone else: "Paul Jones, who sang hits such as Come Tomorrow, said".
 _IN_RELATIVE_CLAUSE = re.compile(r",\s+(?:who|which|whose)\s+[^,.;:\"“”]*$")
 # "... said Charles was ...": a name right after a verb of speech and before a verb is what was said.
@@ -319,11 +322,15 @@ class People:
     def _named_by_verb(self, start: int) -> bool:
         """`," said Foxx` makes Foxx the speaker, the subject of what follows (but "told Gordon
         Brown", "asked Mr Howard" and "accused Fannie Mae" name the one spoken to or of)."""
-        before = self.text[max(0, start - 30) : start]
-        return bool(re.search(rf"\b(?:{SPEECH_VERBS})\s+$", before)) and not re.search(
+        before = self.text[max(0, start - 80) : start]
+        # "said chief executive officer John Woodward": job words may stand between verb and name.
+        verb = re.search(rf"\b(?:{SPEECH_VERBS})\s+((?:[a-z][\w\-]*\s+){{0,4}})$", before)
+        if not verb or not all(_JOB_WORD.fullmatch(word) for word in verb.group(1).split()):
+            return False
+        return not re.search(
             r"\b(?:told|tells|tell|asked|asks|ask|accused|accuses|urged|urges|praised|praises|called|calls"
             r"|described|describes|defended|defends|questioned|questions|promised|promises)\s+$",
-            before,
+            before[: verb.start(1)],
         )
 
     def _is_subject(self, end: int) -> bool:

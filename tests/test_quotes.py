@@ -580,6 +580,13 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
             "You can think",
             "Kerstin Dautenhahn",
         ),
+        # "said chief executive officer John Woodward": the name after the job is the one who goes on.
+        (
+            'Oscar-winner Andrea Arnold thanked the council. "We spend millions on short films," said chief '
+            'executive officer John Woodward. "It certainly pays off," he added.',
+            "It certainly pays off",
+            "John Woodward",
+        ),
     ],
 )
 def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
