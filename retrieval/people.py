@@ -74,6 +74,7 @@ NOT_PERSON_WORDS = frozenset(
     systems technologies technology entertainment media networks network industries energy oil
     alliance federation foundation society chambers commerce organisation organization bureau
     authority reserve treasury airport airports telecom telecoms mobile pharmaceuticals software
+    campaign chamber treaty
     later earlier without within speaking asked despite instead unlike until sea inside""".split()  # noqa: SIM905
 )
 
@@ -121,6 +122,9 @@ def strip_honorific(name: str) -> str:
     """The bare name: no leading connective, honorific, or job title written before it."""
     tokens = name.strip().split()
     while len(tokens) > 1 and tokens[0].lower() in _LEADING_NOISE:
+        tokens = tokens[1:]
+    # "Liberal Democrat Paul Tyler", "Tories Ken Clarke": a party or place before a full name.
+    while len(tokens) > 2 and tokens[0].lower() in NOT_PERSON_WORDS and tokens[1][:1].isupper():
         tokens = tokens[1:]
     if len(tokens) >= 3 and tokens[0].replace("’", "'").endswith("'s"):
         tokens = tokens[1:]  # "SNP's Nicola Sturgeon", "Britain's Tony Blair"

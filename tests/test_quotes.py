@@ -587,6 +587,14 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
             "It certainly pays off",
             "John Woodward",
         ),
+        # A party before a full name is no part of it, and "the Elect the Lords Campaign" is nobody.
+        (
+            "The Elect the Lords Campaign wants reform. Tory Ken Clarke and Liberal Democrat Paul Tyler back it. "
+            "And Mr Tyler said the prime minister's view that there was no agreement on the Lords was flawed. "
+            '"There doesn\'t appear to be a consensus that includes him," he said.',
+            "There doesn't appear",
+            "Paul Tyler",
+        ),
     ],
 )
 def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
