@@ -41,6 +41,14 @@ from retrieval.answering.question import parse
         ("What warning did Osborne say had been given to buyers?", "Osborne", "had been given to buyers"),
         ("why did Goodman reckon Romania was a good market?", "Goodman", "Romania was a good market"),
         ("Did Howard admit that the decision was hard?", "Howard", "the decision was hard"),
+        ("What was Aitken's objection to the show?", "Aitken", "the show"),
+        ("What was Professor Badge's worry if Kelly says no?", "Professor Badge", "Kelly says no"),
+        (
+            "What problems did David Frost say were still weighing on firms?",
+            "David Frost",
+            "were still weighing on firms",
+        ),
+        ("How did Peter Smith think 3D worlds could help inspectors?", "Peter Smith", "3D worlds could help inspectors"),
     ],
 )
 def test_speaker_phrasings(question: str, who: str, topic: str) -> None:

@@ -31,7 +31,7 @@ _OPINION = (
     r"|point|case|reasoning|reason|feelings|attitude|outlook|forecast|plea|claim|claims|explanation|impressions?"
     # Not "complaint": "What did Ofcom rule on the Muslim Council of Britain's complaint …?" asks
     # for a ruling (natural questions, seen parts: it cost one such question and gained none).
-    r"|worry|worries|gripes?|misgivings)"
+    r"|worry|worries|gripes?|misgivings|objections?)"
 )
 _REACT = (
     r"(?:react|respond|reply|feel|describe|explain|justify|defend|view|see|sum\s+up|characteri[sz]e|rate"
@@ -57,6 +57,17 @@ _SPEAKER_PATTERNS = [
         _LEAD + r"what\s+(?:else\s+)?(?:did|does|do|has|have|had)\s+(?P<who>.+?)\s+"
         r"(?:say|said|tell|told|reckon|think|believe|expect|claim|predict|hope|want|fear|warn|suggest|admit|insist)"
         r"\s+(?P<claim>.+?)" + _END,
+        re.I,
+    ),
+    # What problems did X say were weighing on firms? (a noun asked for, then what X said of it)
+    re.compile(
+        _LEAD + r"what\s+(?:[a-z][\w\-]*\s+){1,2}(?:did|does|has|had)\s+(?P<who>.+?)\s+"
+        r"(?:say|said|think|believe|expect|claim|predict|warn)\s+(?P<claim>.+?)" + _END,
+        re.I,
+    ),
+    # How did X think Y could help Z? (what X thinks, in their words)
+    re.compile(
+        _LEAD + r"how\s+(?:did|does|do)\s+(?P<who>.+?)\s+(?:think|believe|expect)\s+(?P<claim>.+?)" + _END,
         re.I,
     ),
     # How did X react to Y? / How did X react when ...? / How did X describe Y?
@@ -87,7 +98,7 @@ _SPEAKER_PATTERNS = [
         _LEAD + r"(?!how\s+(?:much|many|long|big|far|often|old|fast)\b)"
         r"(?:what\s+(?:were|are|was|is)\s+|what['’]s\s+|how\s+(?:was|is)\s+)?(?P<who>.+?)['’]s?\s+"
         rf"(?:[\w\-]+\s+)?{_OPINION}"
-        r"(?:\s+(?:on|about|to|of|over|regarding|for|after|when|at|in)\s+(?P<topic>.+?))?" + _END,
+        r"(?:\s+(?:on|about|to|of|over|regarding|for|after|when|at|in|if|that|whether)\s+(?P<topic>.+?))?" + _END,
         re.I,
     ),
     # Did X say anything about Y? / Has X commented on Y? / Did X have anything to say about Y?
