@@ -426,6 +426,29 @@ class _Attributor:
             return self.resolve(found[0], found[1], (segment.open_mark, segment.end))
         return ""
 
+    def subject_before(self, segment: _Segment) -> str:
+        """The person the sentence just before an unattributed quote is about, as its subject:
+        `But Gervais is keen for the project to be taken slowly. "A film will happen …"`."""
+        floor = max(0, segment.open_mark - 400)
+        end = segment.open_mark
+        while end > floor and self.text[end - 1].isspace():
+            end -= 1
+        if end <= floor or self.text[end - 1] != ".":
+            return ""
+        start = _sentence_start(self.text, end - 1, floor)
+        if re.search(r"[\"“”]", self.text[start:end]):
+            return ""  # a sentence with a quote of its own is attributed by the rules above
+        inside = [m for m in self.people.mentions if start <= m.start < end]
+        if len(inside) != 1 or not inside[0].subject or inside[0].start - start > 40:
+            return ""
+        name = inside[0].name
+        quoted = self.text[segment.open_mark : segment.end]
+        # People rarely speak of themselves by name ("Bondi supplied us with …" is about him),
+        # and an organisation the NER model knows is nobody's voice.
+        if any(re.search(rf"\b{re.escape(part)}\b", quoted) for part in name.split()) or self.not_people.vetoes(name):
+            return ""
+        return name
+
     def saying_subject(self, segment: _Segment) -> str:
         """The person a sentence is about, when it reports them saying a partial quote."""
         paragraph = self.paragraph_of[segment.paragraph]
@@ -499,6 +522,8 @@ def extract_quotes(text: str, paragraphs: list[Paragraph], min_words: int = 2) -
             others = attributor.people.subjects_in(clause_end, first.open_mark) - {previous_speaker}
             if not others:
                 speaker = previous_speaker
+        if not explicit and not speaker and starts:
+            speaker = attributor.subject_before(first)
         if speaker and group_id not in partial_groups:
             previous_speaker = speaker
             previous_paragraph = segments[members[-1]].paragraph

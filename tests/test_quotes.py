@@ -595,6 +595,20 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
             "There doesn't appear",
             "Paul Tyler",
         ),
+        # An unattributed quote after a sentence whose subject is one named person is theirs ...
+        (
+            "Nicholas Negroponte runs the MIT Media Lab. However, Mr Negroponte has adapted the idea to his own "
+            'schools in Cambodia. "We put in 25 laptops three years ago, only one has been broken."',
+            "We put in 25",
+            "Nicholas Negroponte",
+        ),
+        # ... unless the quote names them: people rarely speak of themselves by name.
+        (
+            "Enrico Bondi runs Parmalat. Mr Bondi spoke at a closed hearing of the committee. "
+            '"Bondi supplied us with elements of positive results on the industrial side."',
+            "Bondi supplied us",
+            "",
+        ),
     ],
 )
 def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
