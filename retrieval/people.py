@@ -164,9 +164,7 @@ _PRESENT_OPINION = (
     r"(?:thinks|feels|fears|hopes|wants|knows|expects|reckons|criticises|criticizes|accepts|denies|doubts"
     r"|blames|welcomes|wonders|worries|sees)\b"
 )
-_JOB_WORD = re.compile(
-    rf"(?:{ROLE_NOUNS}|{'|'.join(sorted(_TITLE_WORDS))}|vice|deputy|senior|managing|general|former)"
-)
+_JOB_WORD = re.compile(rf"(?:{ROLE_NOUNS}|{'|'.join(sorted(_TITLE_WORDS))}|vice|deputy|senior|managing|general|former)")
 # Inside a clause about someone else: "Paul Jones, who sang hits such as Come Tomorrow, said".
 _IN_RELATIVE_CLAUSE = re.compile(r",\s+(?:who|which|whose)\s+[^,.;:\"“”]*$")
 # "... said Charles was ...": a name right after a verb of speech and before a verb is what was said.

@@ -48,7 +48,11 @@ from retrieval.answering.question import parse
             "David Frost",
             "were still weighing on firms",
         ),
-        ("How did Peter Smith think 3D worlds could help inspectors?", "Peter Smith", "3D worlds could help inspectors"),
+        (
+            "How did Peter Smith think 3D worlds could help inspectors?",
+            "Peter Smith",
+            "3D worlds could help inspectors",
+        ),
     ],
 )
 def test_speaker_phrasings(question: str, who: str, topic: str) -> None:

@@ -542,7 +542,7 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
         # no part of a name.
         (
             "Director Tom Karger said the race was open.\n\nScreen International's US editor Mike Goodridge thinks "
-            'the films have not grabbed the public. "Film-makers haven\'t produced films that people adore '
+            "the films have not grabbed the public. \"Film-makers haven't produced films that people adore "
             'this year," he said.',
             "Film-makers haven't",
             "Mike Goodridge",
