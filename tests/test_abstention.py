@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from retrieval.answering import TUNING, answer_question
-from retrieval.answering.facts import asked_thing
+from retrieval.answering.facts import _counted_noun, asked_thing
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
+from retrieval.text import search_tokens
 
 ARTICLES = [
     ArticleDraft(
@@ -782,3 +783,16 @@ def test_reference_style_questions_are_not_read_as_events_or_names(
     answer = separate.ask(question)
     assert answer.answered, answer.refused_by
     assert expected in answer.spans[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "counted"),
+    [
+        ("How many hours of TV will Telewest's new box be able to hold?", "hours"),
+        ("How many Labour MPs did the whips lose?", "MPs"),
+        ("How many copies did Encore sell?", "copies"),
+    ],
+)
+def test_how_many_counts_the_head_noun(question: str, counted: str) -> None:
+    # "hours of TV" is answered by "80 hours of programmes", not by a number of TVs.
+    assert _counted_noun(question) == search_tokens(counted)[0]

@@ -152,7 +152,9 @@ def _counted_noun(question: str) -> str:
     """The stemmed noun of "How many <noun> …" ("copi" for copies), or ""."""
     phrase = _HOW_MANY_PHRASE.match(question.strip())
     if phrase:
-        tokens = search_tokens(phrase.group("phrase").split()[-1])
+        # "How many hours of TV will it hold?" counts hours: the noun before "of" is the head.
+        head = re.split(r"\s+of\s+", phrase.group("phrase"), maxsplit=1)[0]
+        tokens = search_tokens(head.split()[-1])
     else:
         match = _HOW_MANY.match(question.strip())
         tokens = search_tokens(match.group("noun")) if match else []
