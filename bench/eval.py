@@ -31,7 +31,7 @@ from .eval_natural import (
     run_chunk_baseline,
     run_natural,
 )
-from .eval_quotes import load_labels, run_attribution, stored_quotes_verbatim
+from .eval_quotes import load_labels, run_attribution, run_natural_attribution, stored_quotes_verbatim
 from .eval_speakers import load_speaker_questions, run_speaker_questions
 from .eval_squad import build_library, load_ooc, load_squad, run_ooc, run_ooc_baseline, run_squad, run_squad_baseline
 
@@ -265,6 +265,7 @@ def evaluate(args: argparse.Namespace, out: list[str]) -> dict[str, float]:
             )
             if args.errors:
                 out.extend(f"  {e}" for e in tally.errors)
+        _natural_attribution_row(args, bbc, rows, out, results)
     elif "quotes" not in args.skip:
         out.append(f"Quote attribution: skipped ({bbc} or the label files not found)")
 
@@ -323,6 +324,35 @@ def _natural_rows(
     if args.checks:
         out.append(f"Natural ({part}): what each check costs and stops")
         out.extend(check_effects(library, questions))
+
+
+def _natural_attribution_row(
+    args: argparse.Namespace,
+    bbc: Path,
+    rows: list[tuple[str, str, str, str]],
+    out: list[str],
+    results: dict[str, float],
+) -> None:
+    """The quotes the natural speaker and "who said" questions expect: attributed to whom."""
+    expected = [
+        (q.article, q.expected, q.speaker)
+        for q in _natural_questions(args)
+        if q.kind in ("speaker", "who_said") and q.expected and q.speaker
+    ]
+    if not expected:
+        return
+    tally = run_natural_attribution(expected, bbc)
+    results["natural_attribution"] = ratio(tally.right, tally.checked)
+    rows.append(
+        (
+            f"Natural ({args.natural_part}) expected quotes attributed right ({tally.checked})",
+            _f(ratio(tally.right, tally.checked)),
+            "-",
+            f"wrong {tally.wrong}, none {tally.unattributed}, no quote {tally.not_found}",
+        )
+    )
+    if args.errors:
+        out.extend(f"  natural attribution: {e}" for e in tally.errors)
 
 
 class _DenseTop:
