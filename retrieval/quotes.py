@@ -347,16 +347,13 @@ class _Attributor:
             return True
         if is_title_word(written.strip()):
             return False  # "Chairman of the Environmental Audit Committee Peter Ainsworth MP said:"
-        if self._surname_of_full_name(written.strip()):
+        if self._full_name_ending(written.strip()):
             return True  # "May said:" after "Guitarist Brian May", though "may" is also a word
         word = written.strip().lower()
         if word in STOPWORDS or word in NOT_PERSON_WORDS:
             return False
         # A name is capitalised everywhere; an ordinary word also appears in lower case.
         return not re.search(rf"\b{re.escape(word)}\b", self.text)
-
-    def _surname_of_full_name(self, word: str) -> bool:
-        return bool(self._full_name_ending(word))
 
     def _full_name_ending(self, word: str) -> str:
         """For a surname that is also an ordinary word of the article ("may", "read"), the
@@ -393,7 +390,7 @@ class _Attributor:
             return resolved or written
         name = self.people.canonical(self.not_people.person_inside(written) or written, at)
         if " " not in name and name.lower() in NOT_PERSON_WORDS:
-            # "May said" of "Guitarist Brian May": a surname that is also a word (a month, "read")
+            # "May said" of "Guitarist Brian May": a surname that is also a word ("may", "read")
             # is kept out of the article's full names, so find the full name here.
             return self._full_name_ending(name) or name
         return name
@@ -412,13 +409,10 @@ class _Attributor:
         News prose often paraphrases someone and then quotes them without a new attribution:
         `Peter Chelsom said he was disappointed. "It's a shame."`
         """
-        floor = max(0, segment.open_mark - 400)
-        end = segment.open_mark
-        while end > floor and self.text[end - 1].isspace():
-            end -= 1
-        if end <= floor or self.text[end - 1] not in ".!":  # not "?": a question is answered by another
+        before = self._sentence_before(segment, ".!")  # not "?": a question is answered by another
+        if before is None:
             return ""
-        start = _sentence_start(self.text, end - 1, floor)
+        start, end = before
         # The sentence may hold a partial quote of the same person (`Mr Blair … said abortion was a
         # "difficult issue". "However much I dislike …"`): its subject comes before any mark.
         found = self._reported(start, end)
@@ -426,16 +420,24 @@ class _Attributor:
             return self.resolve(found[0], found[1], (segment.open_mark, segment.end))
         return ""
 
-    def subject_before(self, segment: _Segment) -> str:
-        """The person the sentence just before an unattributed quote is about, as its subject:
-        `But Gervais is keen for the project to be taken slowly. "A film will happen …"`."""
+    def _sentence_before(self, segment: _Segment, endings: str) -> tuple[int, int] | None:
+        """(start, end) of the sentence right before a quote's opening mark, when it ends with one
+        of ``endings``."""
         floor = max(0, segment.open_mark - 400)
         end = segment.open_mark
         while end > floor and self.text[end - 1].isspace():
             end -= 1
-        if end <= floor or self.text[end - 1] != ".":
+        if end <= floor or self.text[end - 1] not in endings:
+            return None
+        return _sentence_start(self.text, end - 1, floor), end
+
+    def subject_before(self, segment: _Segment) -> str:
+        """The person the sentence just before an unattributed quote is about, as its subject:
+        `But Gervais is keen for the project to be taken slowly. "A film will happen …"`."""
+        before = self._sentence_before(segment, ".")
+        if before is None:
             return ""
-        start = _sentence_start(self.text, end - 1, floor)
+        start, end = before
         if re.search(r"[\"“”]", self.text[start:end]):
             return ""  # a sentence with a quote of its own is attributed by the rules above
         inside = [m for m in self.people.mentions if start <= m.start < end]
