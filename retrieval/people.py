@@ -164,6 +164,8 @@ _PRESENT_OPINION = (
     r"(?:thinks|feels|fears|hopes|wants|knows|expects|reckons|criticises|criticizes|accepts|denies|doubts"
     r"|blames|welcomes|wonders|worries|sees)\b"
 )
+# Words of a job that may stand between a verb of saying and the name it makes the speaker
+# ("said chief executive officer John Woodward"); not "the" ("said the Special Advocates' concern").
 _JOB_WORD = re.compile(rf"(?:{ROLE_NOUNS}|{'|'.join(sorted(_TITLE_WORDS))}|vice|deputy|senior|managing|general|former)")
 # Inside a clause about someone else: "Paul Jones, who sang hits such as Come Tomorrow, said".
 _IN_RELATIVE_CLAUSE = re.compile(r",\s+(?:who|which|whose)\s+[^,.;:\"“”]*$")
