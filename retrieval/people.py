@@ -413,11 +413,15 @@ class People:
                 return ""  # "the spokesman" is usually never named: do not guess a name
         return self.resolve_reference(before, exclude)
 
+    def mentions_in(self, start: int, end: int) -> list[Mention]:
+        """The mentions that start in ``text[start:end]``, in order."""
+        return [m for m in self.mentions if start <= m.start < end]
+
     def subjects_in(self, start: int, end: int) -> set[str]:
-        return {m.name for m in self.mentions if start <= m.start < end and m.subject}
+        return {m.name for m in self.mentions_in(start, end) if m.subject}
 
     def names_in(self, start: int, end: int) -> set[str]:
-        return {m.name for m in self.mentions if start <= m.start < end}
+        return {m.name for m in self.mentions_in(start, end)}
 
 
 def one_edit_apart(a: str, b: str) -> bool:

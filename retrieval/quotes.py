@@ -440,7 +440,7 @@ class _Attributor:
         start, end = before
         if re.search(r"[\"“”]", self.text[start:end]):
             return ""  # a sentence with a quote of its own is attributed by the rules above
-        inside = [m for m in self.people.mentions if start <= m.start < end]
+        inside = self.people.mentions_in(start, end)
         if len(inside) != 1 or not inside[0].subject or inside[0].start - start > 40:
             return ""
         name = inside[0].name
@@ -469,11 +469,10 @@ class _Attributor:
     def _named_right_before_verb(self, start: int, end: int) -> str:
         """The person named right before a verb of saying further into the sentence: "…, which
         Mr Harding described as "…"", "Development costs …, which Mr Bez described as "…"."""
+        ending_here = [m for m in self.people.mentions if start <= m.end <= end]
         for verb in reversed(list(_SAYING.finditer(self.text, start, end))):
-            for mention in self.people.mentions:
-                if start <= mention.end <= verb.start() and _JUST_BEFORE_VERB.fullmatch(
-                    self.text[mention.end : verb.start()]
-                ):
+            for mention in ending_here:
+                if mention.end <= verb.start() and _JUST_BEFORE_VERB.fullmatch(self.text[mention.end : verb.start()]):
                     return mention.name
         return ""
 

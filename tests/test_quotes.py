@@ -465,8 +465,7 @@ def test_a_persons_written_statement_is_their_words() -> None:
     ],
 )
 def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start: str, speaker: str) -> None:
-    found = [q for q in quotes_of(f"Headline\n\n{text}") if q.text.startswith(quote_start)]
-    assert found and found[0].speaker == speaker
+    assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
 
 
 @pytest.mark.parametrize(
@@ -612,8 +611,7 @@ def test_a_pronoun_or_description_is_the_person_speaking(text: str, quote_start:
     ],
 )
 def test_round_12_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
-    found = [q for q in quotes_of(f"Headline\n\n{text}") if q.text.startswith(quote_start)]
-    assert found and found[0].speaker == speaker
+    assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
 
 
 @needs_bbc
