@@ -1,12 +1,14 @@
 """Answers as users ask for them (round 9 of the natural questions): a quote of several
 sentences is shown as one unit, the person is found in the way people name them (after their
 organisation, before an affiliation or an apposition, with a typo in the surname), and a fact
-answer holds the detail asked for, not only the sentence that restates the question."""
+answer holds the detail asked for, not only the sentence that restates the question (round 13:
+also when it stands far down the story)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,7 @@ from retrieval.answering.events import asked_events
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
+from tests.conftest import bbc_library
 from tests.test_abstention import _library_of
 
 ARTICLES = [
@@ -192,8 +195,35 @@ def test_a_fact_answer_adds_the_sentence_with_the_detail_asked_for(doherty: Libr
     assert answer.spans[0].text.startswith("Singer Pete Doherty will have to spend the weekend")
     assert any("£50,000 bail" in span.text for span in answer.spans)
     assert len(answer.spans) <= 3
-    without = answer_question(doherty, question, (), replace(TUNING, detail_window=0))
+    without = answer_question(doherty, question, (), replace(TUNING, detail_window=0, story_detail_weight=0.0))
     assert not any("£50,000" in span.text for span in without.spans)
+
+
+@pytest.mark.parametrize(
+    ("stories", "question", "detail"),
+    [
+        # The closest sentences restate the question; the sum stands far down BA's story, and
+        # the third sentence chosen by closeness came from a story about Indonesia's fuel.
+        (
+            ["business/004", "business/012"],
+            "How much extra did British Airways spend on fuel in its October-December 2004 quarter?",
+            "fuel costs rose by £106m",
+        ),
+        # "debuted at No 3" shares only "UK" with the question: the other review of the game
+        # came closer by meaning.
+        (["tech/195", "tech/154"], "Where did Half Life 2 enter the UK games chart?", "debuted at No 3"),
+    ],
+)
+def test_a_fact_answer_brings_the_detail_from_far_down_its_story(
+    tmp_path: Path, embedder: Embedder, stories: list[str], question: str, detail: str
+) -> None:
+    with bbc_library(tmp_path, embedder, stories) as library:
+        answer = answer_question(library, question)
+        assert answer.answered and len(answer.spans) <= 3
+        holding = [span for span in answer.spans if detail in span.text]
+        assert holding and holding[0].article_id == answer.spans[0].article_id
+        without = answer_question(library, question, (), replace(TUNING, story_detail_weight=0.0))
+        assert not any(detail in span.text for span in without.spans)
 
 
 @pytest.mark.parametrize(

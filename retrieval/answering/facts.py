@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..ranking import _NEW_NAME, _NUMBER_WORDS, NOT_A_NAME, Tuning, _Scored, answer_hint, answer_type
 from ..text import search_tokens
 from .names import question_name_tokens, variant_in
+
+if TYPE_CHECKING:
+    from ..library import Library
 
 _AUXILIARY = r"(?:do|does|did|is|are|was|were|has|have|had|will|would|could|can|should|may|might)"
 
@@ -279,3 +286,68 @@ def with_the_detail(chosen: list[_Scored], scored: list[_Scored], question: str,
         if holds_new(hint, candidate.sentence.text, asked):
             return [*chosen, candidate]
     return chosen
+
+
+def with_the_story_detail(
+    library: Library, chosen: list[_Scored], question: str, vector: np.ndarray, tuning: Tuning
+) -> list[_Scored]:
+    """The chosen sentences with the best sentence of the first one's story that holds what the
+    question asks for (``answer_hint``) beyond what it says: in a free slot, else in place of the
+    last chosen sentence from another story.
+
+    The detail asked for is often far down the story and shares little with the question but
+    its subject ("How much did Ocean's Twelve cost to make?" ... "the $110m (£57.2m) project";
+    "Who was Boateng due to take over from?" ... "He will succeed the previous High Commissioner,
+    Ann Grant"), so it is never among the sentences of the best passages. Within the story the
+    question's words that every sentence repeats (the story's subject) count for little and the
+    rest for much; a sentence right after the best one is favoured (it goes on from it). Seen
+    natural questions (round 13): fact 236 -> 242 of 364 (9 gained, 3 lost), nothing else moved.
+    """
+    hint = answer_hint(question)
+    if hint is None or not chosen or not tuning.story_detail_weight:
+        return chosen
+    story = chosen[0].sentence.article_id
+    slot = len(chosen) if len(chosen) < tuning.max_sentences else None
+    if slot is None:
+        others = [i for i, item in enumerate(chosen) if item.sentence.article_id != story]
+        if not others:
+            return chosen
+        slot = others[-1]
+    sentences = library.store.sentences_of_articles([story])
+    taken = {item.sentence.id for item in chosen}
+    asked = set(search_tokens(question))
+    candidates = [s for s in sentences if s.id not in taken and holds_new(hint, s.text, asked)]
+    if not candidates:
+        return chosen
+    weights = _story_term_weights(asked, [frozenset(search_tokens(s.text)) for s in sentences])
+    with library.lock:
+        vectors = library.dense.vectors([s.id for s in candidates])
+    cosines = (vectors @ vector).tolist()
+    order = [s.id for s in sentences]
+    first = order.index(chosen[0].sentence.id) if chosen[0].sentence.id in order else None
+    best: _Scored | None = None
+    for sentence, cosine, sentence_vector in zip(candidates, cosines, vectors, strict=True):
+        overlap = _weighted_share(weights, frozenset(search_tokens(sentence.text)))
+        score = cosine + tuning.story_detail_weight * overlap
+        if first is not None and 0 < order.index(sentence.id) - first <= 2:
+            score += tuning.story_detail_next_bonus
+        if best is None or score > best.score:
+            best = _Scored(sentence, score, cosine, overlap, sentence_vector)
+    assert best is not None
+    return [*chosen[:slot], best, *chosen[slot + 1 :]]
+
+
+def _story_term_weights(asked: set[str], sentence_terms: list[frozenset[str]]) -> dict[str, float]:
+    """Each question word the story holds, weighted by how few of its sentences hold it."""
+    count = len(sentence_terms)
+    weights = {}
+    for term in asked:
+        holding = sum(1 for terms in sentence_terms if term in terms)
+        if holding:
+            weights[term] = math.log((count + 1) / (holding + 0.5))
+    return weights
+
+
+def _weighted_share(weights: dict[str, float], terms: frozenset[str]) -> float:
+    total = sum(weights.values())
+    return sum(w for term, w in weights.items() if term in terms) / total if total > 0 else 0.0

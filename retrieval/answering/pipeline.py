@@ -30,6 +30,7 @@ from .facts import (
     typed_first,
     unnamed_caveat,
     with_the_detail,
+    with_the_story_detail,
     words_besides_names,
 )
 from .names import MissingTerms, names_absent
@@ -166,6 +167,8 @@ def _fact_answer(
     )
 
     chosen = with_the_detail(choose_sentences(scored, tuning, other_words), scored, question.text, tuning)
+    if reported is None:
+        chosen = with_the_story_detail(library, chosen, question.text, vector, tuning)
     if not message:
         message = unnamed_caveat(question.text, [item.sentence.text for item in chosen])
     return _sentences_answer(library, question, chosen, message)
