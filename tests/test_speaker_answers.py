@@ -212,6 +212,18 @@ def test_a_fact_answer_adds_the_sentence_with_the_detail_asked_for(doherty: Libr
         # "debuted at No 3" shares only "UK" with the question: the other review of the game
         # came closer by meaning.
         (["tech/195", "tech/154"], "Where did Half Life 2 enter the UK games chart?", "debuted at No 3"),
+        # Questions of no clear kind (not "how much", "when", "where" ...): any sentence of the story.
+        (
+            ["tech/249", "tech/251"],
+            "In Project Entropia, what's the exchange rate between the game's currency and the US dollar?",
+            "Ten PEDs are the equivalent to one US dollar",
+        ),
+        (
+            ["politics/072", "politics/032"],
+            "What were the voting figures when MPs backed the Prevention of Terrorism Bill after Charles Clarke's"
+            " concessions?",
+            "MPs voted 272 219",
+        ),
     ],
 )
 def test_a_fact_answer_brings_the_detail_from_far_down_its_story(
