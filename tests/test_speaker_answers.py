@@ -2,7 +2,7 @@
 sentences is shown as one unit, the person is found in the way people name them (after their
 organisation, before an affiliation or an apposition, with a typo in the surname), and a fact
 answer holds the detail asked for, not only the sentence that restates the question (round 13:
-also when it stands far down the story)."""
+also when it stands far down the story, with a caveat when no close sentence holds its kind)."""
 
 from __future__ import annotations
 
@@ -236,6 +236,25 @@ def test_a_fact_answer_brings_the_detail_from_far_down_its_story(
         assert holding and holding[0].article_id == answer.spans[0].article_id
         without = answer_question(library, question, (), replace(TUNING, story_detail_weight=0.0))
         assert not any(detail in span.text for span in without.spans)
+
+
+def test_a_detail_of_the_kind_asked_for_far_down_the_closest_story_answers_with_a_caveat(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    # None of the best sentences counts jets; the closest story has sentences that do.
+    question = "How many Boeing jets did the new budget airline SpiceJet agree to buy at Aero India, and for how much?"
+    # An age of the uncle: the story about the mouse adapter never gives one, and its sentences
+    # with a number share nothing else with the question.
+    uncle = "How old is the uncle with Parkinson's who inspired IBM researcher Jim Levine's anti-tremor mouse adapter?"
+    with bbc_library(tmp_path, embedder, ["business/130", "business/186", "tech/353"]) as library:
+        answer = answer_question(library, question)
+        assert answer.answered and "outright" in answer.message
+        assert any("10 737-800 planes for $630m" in span.text for span in answer.spans)
+        assert answer_question(library, question, (), replace(TUNING, story_detail_weight=0.0)).refused_by == (
+            "answer_type"
+        )
+        assert answer_question(library, uncle).refused_by == "answer_type"
+        assert answer_question(library, uncle, (), replace(TUNING, typed_detail_min_score=0.0)).answered
 
 
 @pytest.mark.parametrize(

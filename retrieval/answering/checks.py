@@ -34,7 +34,11 @@ class Refusal:
 
 EMPTY_LIBRARY = Check("empty_library", "nothing to answer from yet")
 NAMES_ABSENT = Check("names_absent", "the question names something no stored article mentions (Greta Thunberg, 2018)")
-ANSWER_TYPE = Check("answer_type", "a when / how many / who question with no date, number or new name in the evidence")
+ANSWER_TYPE = Check(
+    "answer_type",
+    "a when / how many / who question with no date, number or new name in the evidence, nor one scoring well"
+    " in the closest story",
+)
 NOT_CONFIDENT = Check("not_confident", "the best sentence is not close enough in meaning or words")
 NAMES_NOT_IN_ARTICLE = Check("names_not_in_article", "the answer's own article lacks a name of the question")
 OUTCOME_NOT_REPORTED = Check(

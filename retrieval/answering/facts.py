@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..models import Sentence
 from ..ranking import _NEW_NAME, _NUMBER_WORDS, NOT_A_NAME, Tuning, _Scored, answer_hint, answer_type
 from ..text import search_tokens
 from .names import question_name_tokens, variant_in
@@ -26,33 +27,44 @@ def typed_first(
 
     "When did the Berlin Wall fall?" answered by a sentence with no date in it is a guess.
     """
-    wanted = answer_type(question)
-    if wanted is None or not tuning.type_window:
+    holds = type_test(question, terms_of)
+    if holds is None or not tuning.type_window:
         return scored
-    window = scored[: tuning.type_window]
+    typed = [s for s in scored[: tuning.type_window] if holds(s.sentence)]
+    if not typed:
+        return None
+    return typed + [s for s in scored if s not in typed]
+
+
+def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Callable[[Sentence], bool] | None:
+    """Whether a sentence holds the thing of the kind the question asks for (``answer_type``),
+    beyond what the question names; None when the question's kind is not clear."""
+    wanted = answer_type(question)
+    if wanted is None:
+        return None
     asked = set(search_tokens(question))
-    # The thing asked for is not one the question already names: "Who was the first Labour
-    # leader after Tony Blair?" is not answered by a sentence whose only names are Labour and Blair.
-    typed = [s for s in window if holds_new(wanted, s.sentence.text, asked)]
     counted = _counted_noun(question)
-    if counted:
-        # "How many copies did Encore sell?" is answered by a number of copies, not "three days".
-        typed = [s for s in typed if _counts(s.sentence.text, counted)]
     named = _named_noun(question) if wanted is _NEW_NAME else frozenset()
-    if named:
+
+    def holds(sentence: Sentence) -> bool:
+        # The thing asked for is not one the question already names: "Who was the first Labour
+        # leader after Tony Blair?" is not answered by a sentence whose only names are Labour and Blair.
+        if not holds_new(wanted, sentence.text, asked):
+            return False
+        # "How many copies did Encore sell?" is answered by a number of copies, not "three days".
+        if counted and not _counts(sentence.text, counted):
+            return False
         # "Which prison did Lord Archer serve his sentence in?" is answered by a name beside
         # "prison", not by "Lord Archer spent two years in prison" and some other name. A story
         # that never uses the word calls the thing otherwise ("the building society" for "Which
         # lender ...?"): there any new name will do, as for "who".
-        typed = [
-            s
-            for s in typed
-            if _name_near(s.sentence.text, named, asked)
-            or not any(variant_in(n, terms_of(s.sentence.article_id)) for n in named)
-        ]
-    if not typed:
-        return None
-    return typed + [s for s in scored if s not in typed]
+        return (
+            not named
+            or _name_near(sentence.text, named, asked)
+            or not any(variant_in(n, terms_of(sentence.article_id)) for n in named)
+        )
+
+    return holds
 
 
 def holds_new(kind: re.Pattern[str], text: str, asked: set[str]) -> bool:
@@ -306,7 +318,6 @@ def with_the_story_detail(
     """
     if not chosen or not tuning.story_detail_weight:
         return chosen
-    hint = answer_hint(question)
     story = chosen[0].sentence.article_id
     slot = len(chosen) if len(chosen) < tuning.max_sentences else None
     if slot is None:
@@ -314,29 +325,52 @@ def with_the_story_detail(
         if not others:
             return chosen
         slot = others[-1]
-    sentences = library.store.sentences_of_articles([story])
-    taken = {item.sentence.id for item in chosen}
+    hint = answer_hint(question)
     asked = set(search_tokens(question))
-    # A question of no clear kind ("What was Kapranos arrested for?") takes any sentence.
-    candidates = [s for s in sentences if s.id not in taken and (hint is None or holds_new(hint, s.text, asked))]
+    taken = {item.sentence.id for item in chosen}
+    best = best_of_story(
+        library,
+        chosen[0],
+        # A question of no clear kind ("What was Kapranos arrested for?") takes any sentence.
+        lambda s: s.id not in taken and (hint is None or holds_new(hint, s.text, asked)),
+        question,
+        vector,
+        tuning,
+    )
+    return chosen if best is None else [*chosen[:slot], best, *chosen[slot + 1 :]]
+
+
+def best_of_story(
+    library: Library,
+    first: _Scored,
+    keep: Callable[[Sentence], bool],
+    question: str,
+    vector: np.ndarray,
+    tuning: Tuning,
+) -> _Scored | None:
+    """The best sentence of ``first``'s story that ``keep`` keeps, by its cosine to the question
+    plus ``story_detail_weight`` times the share of the question's words it holds, each weighted
+    by how few of the story's sentences hold it, plus ``story_detail_next_bonus`` when it comes
+    one or two sentences after ``first``; None when ``keep`` keeps none."""
+    sentences = library.store.sentences_of_articles([first.sentence.article_id])
+    candidates = [s for s in sentences if keep(s)]
     if not candidates:
-        return chosen
-    weights = _story_term_weights(asked, [frozenset(search_tokens(s.text)) for s in sentences])
+        return None
+    weights = _story_term_weights(set(search_tokens(question)), [frozenset(search_tokens(s.text)) for s in sentences])
     with library.lock:
         vectors = library.dense.vectors([s.id for s in candidates])
     cosines = (vectors @ vector).tolist()
     order = [s.id for s in sentences]
-    first = order.index(chosen[0].sentence.id) if chosen[0].sentence.id in order else None
+    at = order.index(first.sentence.id) if first.sentence.id in order else None
     best: _Scored | None = None
     for sentence, cosine, sentence_vector in zip(candidates, cosines, vectors, strict=True):
         overlap = _weighted_share(weights, frozenset(search_tokens(sentence.text)))
         score = cosine + tuning.story_detail_weight * overlap
-        if first is not None and 0 < order.index(sentence.id) - first <= 2:
+        if at is not None and 0 < order.index(sentence.id) - at <= 2:
             score += tuning.story_detail_next_bonus
         if best is None or score > best.score:
             best = _Scored(sentence, score, cosine, overlap, sentence_vector)
-    assert best is not None
-    return [*chosen[:slot], best, *chosen[slot + 1 :]]
+    return best
 
 
 def _story_term_weights(asked: set[str], sentence_terms: list[frozenset[str]]) -> dict[str, float]:

@@ -24,9 +24,11 @@ from .compose import abstain, finish, hits, quote_speaker
 from .events import asked_events, unreported
 from .facts import (
     asks_for_outcome,
+    best_of_story,
     choose_sentences,
     confident,
     outcomes_first,
+    type_test,
     typed_first,
     unnamed_caveat,
     with_the_detail,
@@ -131,13 +133,18 @@ def _fact_answer(
     if question.kind == "who_said":
         answer = _who_said_answer(library, question, scored, tuning, vector, ranked)
         return answer or refuse(Refusal(checks.NOT_CONFIDENT), ranked)
+    other_words = words_besides_names(question.text)
+    # The sentence the story is found by, when the one answering comes from further down it.
+    found_by: _Scored | None = None
     if scored and checks.ANSWER_TYPE.on(tuning):
         typed = typed_first(scored, question.text, tuning, library.article_terms.of)
         if typed is None:
-            return refuse(Refusal(checks.ANSWER_TYPE), ranked)
+            detail = _typed_in_story(library, scored[0], question.text, vector, tuning, other_words)
+            if detail is None:
+                return refuse(Refusal(checks.ANSWER_TYPE), ranked)
+            found_by, typed = scored[0], [detail, *scored]
         scored = typed
-    other_words = words_besides_names(question.text)
-    if not scored or (checks.NOT_CONFIDENT.on(tuning) and not confident(scored[0], tuning, other_words)):
+    if not scored or (checks.NOT_CONFIDENT.on(tuning) and not confident(found_by or scored[0], tuning, other_words)):
         return refuse(Refusal(checks.NOT_CONFIDENT), ranked)
     # "Did Ebbers say whether Sullivan ever flagged problems?" asks for his words, not an outcome.
     if reported is None and checks.OUTCOME_NOT_REPORTED.on(tuning) and asks_for_outcome(question.text):
@@ -169,9 +176,32 @@ def _fact_answer(
     chosen = with_the_detail(choose_sentences(scored, tuning, other_words), scored, question.text, tuning)
     if reported is None:
         chosen = with_the_story_detail(library, chosen, question.text, vector, tuning)
+    if not message and found_by is not None:
+        # The story is the right one, but nothing close to the question says the thing asked
+        # for: the sentence that holds one may answer something else ("How much was Sullivan
+        # paid?" answered by the sum of the fraud), and the asker should know.
+        message = (
+            "Nothing close to your question says that outright; "
+            "these are the sentences of the closest story most likely to answer it."
+        )
     if not message:
         message = unnamed_caveat(question.text, [item.sentence.text for item in chosen])
     return _sentences_answer(library, question, chosen, message)
+
+
+def _typed_in_story(
+    library: Library, best: _Scored, question: str, vector: np.ndarray, tuning: Tuning, other_words: frozenset[str]
+) -> _Scored | None:
+    """When none of the best sentences holds the kind of thing asked for, the best sentence of
+    the closest story that does, if that story is found with confidence.
+
+    "How many law lords heard the Belmarsh appeal?" finds the story, and "a panel of nine law
+    lords rather than the usual five" stands far down it."""
+    holds = type_test(question, library.article_terms.of)
+    if holds is None or not tuning.story_detail_weight or not confident(best, tuning, other_words):
+        return None
+    detail = best_of_story(library, best, holds, question, vector, tuning)
+    return detail if detail is not None and detail.score >= tuning.typed_detail_min_score else None
 
 
 def _event_unreported(library: Library, asked: str, article_id: int) -> bool:
