@@ -257,6 +257,17 @@ def test_a_detail_of_the_kind_asked_for_far_down_the_closest_story_answers_with_
         assert answer_question(library, uncle, (), replace(TUNING, typed_detail_min_score=0.0)).answered
 
 
+def test_a_long_subject_with_a_number_is_no_person_whose_words_are_asked_for(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    # "How did X compare with ...?" reads like "How did X react ...?", but X is a measure.
+    question = "How did the UK's broadband take-up per 100 people compare with Germany and the Netherlands?"
+    with bbc_library(tmp_path, embedder, ["tech/175", "tech/251"]) as library:
+        answer = answer_question(library, question)
+        assert answer.answered, answer.message
+        assert "7.5 connections per 100 people" in answer.spans[0].text
+
+
 @pytest.mark.parametrize(
     ("question", "is_event"),
     [

@@ -82,8 +82,10 @@ def answer_question(
         speakers = resolve_speakers(library, question.who)
         if speakers:
             return _speaker_answer(library, question, speakers, tuning, scope)
-        if not any(w[:1].isupper() for w in question.who.split()):
-            # "what did the report say about ...": not a person, a plain question.
+        words = question.who.split()
+        if not any(w[:1].isupper() for w in words) or any(ch.isdigit() for ch in question.who) or len(words) > 5:
+            # "what did the report say about ...", "How did the UK's broadband take-up per 100
+            # people compare with ...?": not a person, a plain question.
             return _fact_answer(library, Question(question.text, "general"), tuning, scope=scope)
         # Never quoted directly: answer only with reported speech of theirs ("Nintendo says ...").
         return _fact_answer(library, Question(question.text, "general"), tuning, reported=question, scope=scope)
