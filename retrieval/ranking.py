@@ -52,13 +52,12 @@ class Tuning:
     # same 6 more of 268 natural fact questions; 0 turns it off).
     detail_window: int = 8
     # ... and the best other sentence of the first chosen one's story (holding that kind of thing
-    # where the question's kind is clear), scored
-    # by its cosine plus this share of the question's words weighted by how few of the story's
-    # sentences hold them, plus the bonus when it comes one or two sentences after the first
-    # (``answering.facts.with_the_story_detail``; seen natural questions, round 13: weights 0.3,
-    # 0.6 and 1.0 with a bonus of 0.1 found 5, 5 and 6 more of 364 fact questions, 0.3 with 0.2
-    # found 5; any other sentence where the question's kind is not clear, 6 more; nothing else
-    # moved; 0 turns it off).
+    # where the question's kind is clear), scored by its cosine plus this share of the question's
+    # words weighted by how few of the story's sentences hold them, plus the bonus when it comes
+    # one or two sentences after the first (``answering.facts.with_the_story_detail``; seen
+    # natural questions, round 13: weights 0.3, 0.6 and 1.0 with a bonus of 0.1 found 5, 5 and 6
+    # more of 364 fact questions, 0.3 with 0.2 found 5; any other sentence where the question's
+    # kind is not clear, 6 more; nothing else moved; 0 turns it off).
     story_detail_weight: float = 1.0
     story_detail_next_bonus: float = 0.1
     # When none of the ``type_window`` best sentences holds the kind of thing asked for, the best

@@ -360,13 +360,13 @@ def best_of_story(
     with library.lock:
         vectors = library.dense.vectors([s.id for s in candidates])
     cosines = (vectors @ vector).tolist()
-    order = [s.id for s in sentences]
-    at = order.index(first.sentence.id) if first.sentence.id in order else None
+    position = {s.id: i for i, s in enumerate(sentences)}
+    at = position.get(first.sentence.id)
     best: _Scored | None = None
     for sentence, cosine, sentence_vector in zip(candidates, cosines, vectors, strict=True):
         overlap = _weighted_share(weights, frozenset(search_tokens(sentence.text)))
         score = cosine + tuning.story_detail_weight * overlap
-        if at is not None and 0 < order.index(sentence.id) - at <= 2:
+        if at is not None and 0 < position[sentence.id] - at <= 2:
             score += tuning.story_detail_next_bonus
         if best is None or score > best.score:
             best = _Scored(sentence, score, cosine, overlap, sentence_vector)

@@ -141,7 +141,10 @@ def _fact_answer(
     if scored and checks.ANSWER_TYPE.on(tuning):
         typed = typed_first(scored, question.text, tuning, library.article_terms.of)
         if typed is None:
-            detail = _typed_in_story(library, scored[0], question.text, vector, tuning, other_words)
+            # (Not for someone's reported words: the story's other sentences are not theirs.)
+            detail = (
+                None if reported else _typed_in_story(library, scored[0], question.text, vector, tuning, other_words)
+            )
             if detail is None:
                 return refuse(Refusal(checks.ANSWER_TYPE), ranked)
             found_by, typed = scored[0], [detail, *scored]
