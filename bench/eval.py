@@ -86,28 +86,12 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--natural-part",
-        choices=[
-            "dev",
-            "test",
-            "final",
-            "final2",
-            "final3",
-            "final4",
-            "final5",
-            "final6",
-            "final7",
-            "final8",
-            "final9",
-            "final10",
-            "final11",
-            "final12",
-            "seen",
-            "all",
-        ],
+        choices=["dev", "test", *BLIND_PARTS, "seen", "all"],
         default="test",
         help=(
             "dev: the part rules are tuned on; test: the reported part; final: written after the rules"
-            " froze; final2-final12: the blind parts of later rounds; seen: every part but those not yet scored"
+            f" froze; {BLIND_PARTS[1]}-{BLIND_PARTS[-1]}: the blind parts of later rounds; seen: every part but"
+            " those not yet scored"
             f" ({', '.join(UNSCORED_PARTS)}); all: every part"
         ),
     )
@@ -365,6 +349,13 @@ class _DenseTop:
     def answer(self, question: str) -> str:
         return self.dense.ask(question)[1]
 
+
+# The blind parts, by their files' names ("final_*.tsv" is "final", "final12_*.tsv" "final12"), in
+# the order they were written.
+BLIND_PARTS: list[str] = sorted(
+    {path.stem.split("_")[0] for path in (HERE / "data" / "natural").glob("final*_*.tsv")},
+    key=lambda part: int(part.removeprefix("final") or 1),
+)
 
 # Blind parts written but not yet scored: "seen" (what a rule change is tuned on) leaves them out.
 # (final8 was scored once at 1f1f6ae, final9 at 6e06bc9, final10 at 9babceb, final11 at 6238d43 and

@@ -356,7 +356,8 @@ def best_of_story(
     candidates = [s for s in sentences if keep(s)]
     if not candidates:
         return None
-    weights = _story_term_weights(set(search_tokens(question)), [frozenset(search_tokens(s.text)) for s in sentences])
+    terms = {s.id: frozenset(search_tokens(s.text)) for s in sentences}
+    weights = _story_term_weights(set(search_tokens(question)), list(terms.values()))
     with library.lock:
         vectors = library.dense.vectors([s.id for s in candidates])
     cosines = (vectors @ vector).tolist()
@@ -364,7 +365,7 @@ def best_of_story(
     at = position.get(first.sentence.id)
     best: _Scored | None = None
     for sentence, cosine, sentence_vector in zip(candidates, cosines, vectors, strict=True):
-        overlap = _weighted_share(weights, frozenset(search_tokens(sentence.text)))
+        overlap = _weighted_share(weights, terms[sentence.id])
         score = cosine + tuning.story_detail_weight * overlap
         if at is not None and 0 < position[sentence.id] - at <= 2:
             score += tuning.story_detail_next_bonus
