@@ -109,7 +109,8 @@ _LEADING_NOISE = frozenset(
     swiss swedish danish norwegian finnish russian polish greek turkish japanese chinese korean
     indian pakistani australian canadian brazilian argentine mexican african european israeli
     iraqi iranian egyptian nigerian portuguese austrian hungarian czech
-    us uk eu veteran leading top senior chief outgoing incoming acting""".split()  # noqa: SIM905
+    us uk eu veteran leading top senior chief outgoing incoming acting
+    agent backbencher broadcaster farmer constable speaker since judge judges""".split()  # noqa: SIM905
 )
 
 
@@ -126,8 +127,11 @@ def strip_honorific(name: str) -> str:
     # "Liberal Democrat Paul Tyler", "Tories Ken Clarke": a party or place before a full name.
     while len(tokens) > 2 and tokens[0].lower() in NOT_PERSON_WORDS and tokens[1][:1].isupper():
         tokens = tokens[1:]
-    if len(tokens) >= 3 and tokens[0].replace("’", "'").endswith("'s"):
-        tokens = tokens[1:]  # "SNP's Nicola Sturgeon", "Britain's Tony Blair"
+    # "SNP's Nicola Sturgeon", "Britain's Tony Blair", "Iron Maiden's Bruce Dickinson": whose the
+    # person is comes before their name.
+    owners = [i for i, token in enumerate(tokens[:-2]) if token.replace("’", "'").endswith("'s")]
+    if owners:
+        tokens = tokens[owners[-1] + 1 :]
     tokens = re.sub(rf"^{HONORIFICS}\s+", "", " ".join(tokens)).strip().split()
     for index in range(len(tokens) - 1, -1, -1):
         if tokens[index].lower() in _TITLE_WORDS:

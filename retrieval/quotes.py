@@ -24,7 +24,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 16
+RULES_VERSION = 17
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -66,6 +66,8 @@ _BEFORE = re.compile(
     rf"|,\s+(?:the|a|an|his|her)\s+[^,:;\"“”]{{1,80}}?(?=\s+{_VERB}))?,?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}"
     rf"(?:\s+[^:\"“”]{{0,80}}?)?\s*[:,]\s*$"
 )
+# A full name and a comma right before the words ``_BEFORE`` took for the speaker.
+_NAME_BEFORE_APPOSITION = re.compile(r"(?:^|[.!?]\s+|\s)(?P<speaker>[A-Z][\w’'\-]+\s+[A-Z][\w’'\-]+),\s+$")
 # A sentence that introduces a quote with a colon: `He also praised the film director: "`.
 _COLON = re.compile(rf"^\s*(?P<speaker>{NAME}|{_PRONOUN})(?:\s+himself|\s+herself)?\s+[^\"“”]{{0,120}}:\s*$")
 # A name alone before the colon, after at most a few words of job: `BBC Two controller Roly Keating: "`.
@@ -239,6 +241,12 @@ class _Attributor:
         for word in re.finditer(r"\b\w", before):
             match = _BEFORE.match(before, word.start())
             if match and self._plausible(match.group("speaker")):
+                # `Colin Asplin, Blackpool Hotel Association said: "`: the organisation is the
+                # person's, whose name comes before the apposition the writer did not close.
+                person = _NAME_BEFORE_APPOSITION.search(before, 0, match.start("speaker"))
+                organisation = self.not_people.vetoes(match.group("speaker"))
+                if person and organisation and self._plausible(person.group("speaker")):
+                    return person.group("speaker"), "before", offset + person.start("speaker")
                 return match.group("speaker"), "before", offset + match.start("speaker")
         match = _COLON.match(before)
         if match and self._plausible(match.group("speaker")):

@@ -374,6 +374,42 @@ def test_round_9_attribution_patterns(text: str, quote_start: str, speaker: str)
     assert found and found[0].speaker == speaker
 
 
+@pytest.mark.parametrize(
+    ("text", "quote_start", "speaker"),
+    [
+        # The organisation after a name and a comma is the person's, not the speaker (the writer
+        # left the apposition unclosed before "said").
+        (
+            "Blackpool has lost the Labour conference to Manchester. Colin Asplin, Blackpool Hotel Association "
+            'said: "We have tried very hard to make sure they come back to Blackpool."',
+            "We have tried very hard",
+            "Colin Asplin",
+        ),
+        # A job written before the name with a capital is no part of it.
+        (
+            'Patsy Rowlands has died aged 71. Agent Simon Beresford said: "She never complained about anything."',
+            "She never complained",
+            "Simon Beresford",
+        ),
+        (
+            'The band will headline again. Farmer Geoff Brooks said: "The ban was badly thought out."',
+            "The ban was badly",
+            "Geoff Brooks",
+        ),
+        # Whose the person is ("Iron Maiden's") comes before the name, even in several words.
+        (
+            "Iron Maiden will play Reading. Iron Maiden's Bruce Dickinson said: \"We are all very excited to be "
+            'going back to Reading."',
+            "We are all very excited",
+            "Bruce Dickinson",
+        ),
+    ],
+)
+def test_round_14_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
+    found = [q for q in quotes_of(text) if q.text.startswith(quote_start)]
+    assert found and found[0].speaker == speaker
+
+
 def test_a_persons_written_statement_is_their_words() -> None:
     text = (
         "Headline\n\nCalisto Tanzi said he would co-operate with prosecutors.\n\n"

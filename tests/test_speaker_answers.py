@@ -282,3 +282,34 @@ def test_an_event_is_read_from_its_own_words_not_their_other_senses(question: st
     # SQuAD's fit half: "separate identity" and "left independent" were refused as unreported
     # events (a separation, someone leaving a post).
     assert bool(asked_events(question)) is is_event
+
+
+def test_a_long_quote_is_shown_from_its_opening_words(tmp_path: Path, embedder: Embedder) -> None:
+    # "We don't think we got our sums wrong." opens a quote of four pieces too long to show
+    # whole; the piece closest to the topic is the third. A speaker's first words are their answer.
+    question = (
+        "Did Rhona Brankin admit the Scottish ministers miscalculated what free personal care for the elderly"
+        " would cost?"
+    )
+    with bbc_library(tmp_path, embedder, ["politics/098", "politics/004"]) as library:
+        answer = answer_question(library, question)
+        assert answer.answered and answer.spans[0].speaker == "Rhona Brankin"
+        span = answer.spans[0]
+        assert span.text.startswith("We don't think we got our sums wrong.")
+        assert len(span.text.split()) <= 70  # still a readable piece, not the whole quote
+        article = library.store.article(span.article_id, with_text=True)
+        assert article is not None and article.text[span.start : span.end] == span.text
+
+
+def test_a_story_of_someone_suing_does_not_say_how_the_suit_ended(tmp_path: Path, embedder: Embedder) -> None:
+    # "is suing", "claims", "alleges": the story as it stood, not its outcome.
+    with bbc_library(tmp_path, embedder, ["tech/037", "politics/004"]) as library:
+        for question in (
+            "What was the outcome of the Georgia woman's lawsuit against HP over ink cartridges expiring?",
+            "What was the result of the Georgia woman's lawsuit against HP over its ink cartridges?",
+        ):
+            answer = answer_question(library, question)
+            assert not answer.answered and answer.refused_by == "outcome_not_reported", question
+        # Asked about the story itself, it answers.
+        answer = answer_question(library, "What does the Georgia woman say the chip in HP's ink cartridges does?")
+        assert answer.answered and "chip" in answer.spans[0].text

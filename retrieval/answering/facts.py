@@ -186,11 +186,13 @@ def _counts(text: str, noun: str) -> bool:
 
 
 # Words that ask how something turned out: "Was Ebbers eventually convicted?", "How much did
-# Merck end up paying?", "Did Deutsche Boerse ever manage to take over the LSE?". A news library
+# Merck end up paying?", "Did Deutsche Boerse ever manage to take over the LSE?", "What was the
+# outcome of the lawsuit against Wal-Mart?" (round 14: 1 more absent of the seen natural
+# questions, nothing lost; "actually" cost 6 fact answers for 2). A news library
 # mostly holds the story as it stood, and its closest sentence then tells the earlier state.
 _OUTCOME = re.compile(
     r"\b(?:eventually|in the end|finally|turn(?:s|ed)? out|(?:go|goes|went|gone) on to"
-    r"|end(?:s|ed)? up (?:\w+ing|being|with|as)|later (?:years?|on|government))\b"
+    r"|end(?:s|ed)? up (?:\w+ing|being|with|as)|later (?:years?|on|government)|outcome|results? of)\b"
     # A yes/no question about an event asks whether it happened: "Did Seifert resign after the
     # bid collapsed?" is not answered by "Seifert, chief executive, ... the bid" (natural
     # questions, all parts seen so far: 8 of 8 such questions answered were ones the library
@@ -201,10 +203,13 @@ _OUTCOME = re.compile(
 )
 
 
-# A sentence that tells a story before its end: what could, will or is expected to happen.
+# A sentence that tells a story before its end: what could, will or is expected to happen, or
+# what someone is suing over, claims or alleges ("A US woman is suing Hewlett Packard": round 14,
+# 2 more absent of the seen natural questions, nothing lost).
 _UNSETTLED = re.compile(
     r"\b(?:could|would|will|may|might|if|expected|expects?|hopes?|hoping|plans?|planned|predicts?|likely"
-    r"|faces?|facing|accused|aims?|wants?|seeks?|seeking|set to|due to|(?:is|are|was|were) to)\b"
+    r"|faces?|facing|accused|aims?|wants?|seeks?|seeking|set to|due to|(?:is|are|was|were) to"
+    r"|su(?:es|ing|ed)|alleg\w*|claims?|claiming)\b"
     r"|\w+'ll\b",
     re.IGNORECASE,
 )

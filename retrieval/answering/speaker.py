@@ -232,8 +232,12 @@ def quote_window(library: Library, quote: Quote, best: Sentence, article_text: s
     several sentences is one unit), else this piece of it, else its best sentence (verbatim).
 
     A writer who opens each sentence of one quote anew (`"A. "B. "C."`) leaves it stored piece
-    by piece under one group; the words asked about are often in the piece after the one
+    by piece under one group; the words asked about are often in another piece than the one
     closest to the topic (natural questions: the continuation was dropped as "the same quote").
+    The window grows towards the quote's opening first: a speaker's first words are their
+    answer ("We don't think we got our sums wrong."), what follows explains it (round 14, all
+    1,600 seen natural questions: 2 more speaker answers, none lost, against growing onwards
+    first; growing each way in turn changed nothing).
     """
     if len(quote.text.split()) > QUOTE_WORDS_SHOWN:
         return max(quote.start, best.start), min(quote.end, best.end)
@@ -247,13 +251,13 @@ def quote_window(library: Library, quote: Quote, best: Sentence, article_text: s
     )
     if (quote.start, quote.end) not in pieces:
         return quote.start, quote.end
-    # Grow from this piece, the next one first (what follows the words closest to the topic
-    # usually completes them), while the whole stays short.
+    # Grow from this piece, back to the quote's opening first, then onwards, while the whole
+    # stays short.
     first = last = pieces.index((quote.start, quote.end))
     grown = True
     while grown:
         grown = False
-        for low, high in ((first, last + 1), (first - 1, last)):
+        for low, high in ((first - 1, last), (first, last + 1)):
             inside = low >= 0 and high < len(pieces)
             if inside and len(article_text[pieces[low][0] : pieces[high][1]].split()) <= QUOTE_WORDS_SHOWN:
                 first, last, grown = low, high, True
