@@ -73,6 +73,9 @@ def test_speaker_phrasings(question: str, who: str, topic: str) -> None:
         # "Ocean's Eleven take on …" is a film's takings, not someone's take on something.
         "How much did the original Ocean's Eleven take on its first weekend?",
         "Who in the end won the election?",
+        # Something measured against something else, not someone comparing (round 14).
+        "How does the UK compare with Germany on broadband connections per head according to Ofcom?",
+        "How did Japan's growth compare to the eurozone's last year?",
     ],
 )
 def test_questions_that_are_not_about_someones_words(question: str) -> None:
@@ -99,3 +102,8 @@ def test_questions_that_are_not_about_someones_words(question: str) -> None:
 def test_who_said(question: str, topic: str) -> None:
     parsed = parse(question)
     assert (parsed.kind, parsed.topic) == ("who_said", topic)
+
+
+def test_someone_comparing_two_things_is_still_asked_for_their_words() -> None:
+    parsed = parse("How did Blair compare Brown to a future prime minister?")
+    assert (parsed.kind, parsed.who) == ("speaker", "Blair")

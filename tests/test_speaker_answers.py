@@ -14,6 +14,7 @@ import pytest
 
 from retrieval.answering import TUNING, answer_question
 from retrieval.answering.events import asked_events
+from retrieval.answering.facts import asks_for_outcome
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
@@ -313,3 +314,17 @@ def test_a_story_of_someone_suing_does_not_say_how_the_suit_ended(tmp_path: Path
         # Asked about the story itself, it answers.
         answer = answer_question(library, "What does the Georgia woman say the chip in HP's ink cartridges does?")
         assert answer.answered and "chip" in answer.spans[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("How did the make-up artist's $25m lawsuit against Snoop Dogg eventually end up?", True),
+        ("How much did Merck end up paying to settle?", True),
+        # A forecast the story as it stood gives, not how it turned out (round 14).
+        ("How many people did the distributor think would end up seeing Howl's Moving Castle in Japan?", False),
+        ("How much will the new stadium end up costing, according to the council?", False),
+    ],
+)
+def test_a_forecast_of_how_it_will_end_up_is_no_outcome_question(question: str, asks: bool) -> None:
+    assert asks_for_outcome(question) is asks

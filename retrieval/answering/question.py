@@ -36,7 +36,10 @@ _OPINION = (
 _REACT = (
     r"(?:react|respond|reply|feel|describe|explain|justify|defend|view|see|sum\s+up|characteri[sz]e|rate"
     r"|assess|judge|rationali[sz]e|account\s+for|answer|greet|welcome|dismiss|criticise|criticize|joke|quip"
-    r"|talk|speak|pay\s+tribute|sound|put\s+it|reflect|look\s+back|say|praise|compare|read|interpret|portray"
+    # ("How does the UK compare with Germany?" measures the UK; "How did Blair compare Brown to
+    # ..." is Blair's words.)
+    r"|talk|speak|pay\s+tribute|sound|put\s+it|reflect|look\s+back|say|praise|compare(?!\s+(?:with|to|against)\b)"
+    r"|read|interpret|portray"
     r"|recall|remember)"
 )
 # "Was X hopeful about Y?": a stance the person voiced.
