@@ -367,18 +367,8 @@ def test_the_name_after_a_job_is_the_speaker_and_a_name_in_the_job_stays_the_spe
             "I am really sad",
             "Cat Deeley",
         ),
-    ],
-)
-def test_round_9_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
-    found = [q for q in quotes_of(text) if q.text.startswith(quote_start)]
-    assert found and found[0].speaker == speaker
-
-
-@pytest.mark.parametrize(
-    ("text", "quote_start", "speaker"),
-    [
-        # The organisation after a name and a comma is the person's, not the speaker (the writer
-        # left the apposition unclosed before "said").
+        # (Round 14.) The organisation after a name and a comma is the person's, not the speaker
+        # (the writer left the apposition unclosed before "said").
         (
             "Blackpool has lost the Labour conference to Manchester. Colin Asplin, Blackpool Hotel Association "
             'said: "We have tried very hard to make sure they come back to Blackpool."',
@@ -405,7 +395,7 @@ def test_round_9_attribution_patterns(text: str, quote_start: str, speaker: str)
         ),
     ],
 )
-def test_round_14_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
+def test_attribution_patterns_from_natural_questions(text: str, quote_start: str, speaker: str) -> None:
     found = [q for q in quotes_of(text) if q.text.startswith(quote_start)]
     assert found and found[0].speaker == speaker
 
