@@ -189,8 +189,8 @@ def _counts(text: str, noun: str) -> bool:
 # Merck end up paying?", "Did Deutsche Boerse ever manage to take over the LSE?", "What was the
 # outcome of the lawsuit against Wal-Mart?" (round 14: 1 more absent of the seen natural
 # questions, nothing lost; "actually" cost 6 fact answers for 2; "outcome" alone, one SQuAD
-# answer: "to produce the same outcome"). A news library
-# mostly holds the story as it stood, and its closest sentence then tells the earlier state.
+# answer: "to produce the same outcome"). A news library mostly holds the story as it stood, and
+# its closest sentence then tells the earlier state.
 _OUTCOME = re.compile(
     r"\b(?:eventually|in the end|finally|turn(?:s|ed)? out|(?:go|goes|went|gone) on to"
     r"|end(?:s|ed)? up (?:\w+ing|being|with|as)"
