@@ -243,9 +243,9 @@ class _Attributor:
             if match and self._plausible(match.group("speaker")):
                 # `Colin Asplin, Blackpool Hotel Association said: "`: the organisation is the
                 # person's, whose name comes before the apposition the writer did not close.
-                person = _NAME_BEFORE_APPOSITION.search(before, 0, match.start("speaker"))
                 organisation = self.not_people.vetoes(match.group("speaker"))
-                if person and organisation and self._plausible(person.group("speaker")):
+                person = organisation and _NAME_BEFORE_APPOSITION.search(before, 0, match.start("speaker"))
+                if person and self._plausible(person.group("speaker")):
                     return person.group("speaker"), "before", offset + person.start("speaker")
                 return match.group("speaker"), "before", offset + match.start("speaker")
         match = _COLON.match(before)

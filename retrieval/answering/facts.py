@@ -193,7 +193,7 @@ def _counts(text: str, noun: str) -> bool:
 # its closest sentence then tells the earlier state.
 _OUTCOME = re.compile(
     r"\b(?:eventually|in the end|finally|turn(?:s|ed)? out|(?:go|goes|went|gone) on to"
-    r"|end(?:s|ed)? up (?:\w+ing|being|with|as)"
+    r"|(?P<end_up>end(?:s|ed)? up (?:\w+ing|being|with|as))"
     r"|later (?:years?|on|government)|the (?:outcome|results?) of)\b"
     # A yes/no question about an event asks whether it happened: "Did Seifert resign after the
     # bid collapsed?" is not answered by "Seifert, chief executive, ... the bid" (natural
@@ -238,8 +238,7 @@ def asks_for_outcome(question: str) -> bool:
     """Whether a question asks how something turned out (see ``_OUTCOME``)."""
     text = question.strip()
     return any(
-        not (match.group().lower().startswith("end") and _FORECAST.search(text, 0, match.start()))
-        for match in _OUTCOME.finditer(text)
+        not (match.group("end_up") and _FORECAST.search(text, 0, match.start())) for match in _OUTCOME.finditer(text)
     )
 
 

@@ -36,7 +36,7 @@ from .facts import (
     words_besides_names,
 )
 from .names import MissingTerms, names_absent
-from .question import MAX_QUESTION_CHARS, Question, parse, with_context
+from .question import MAX_QUESTION_CHARS, Question, may_name_someone, parse, with_context
 from .speaker import (
     RankedQuote,
     articles_in_speaker_quotes,
@@ -82,10 +82,7 @@ def answer_question(
         speakers = resolve_speakers(library, question.who)
         if speakers:
             return _speaker_answer(library, question, speakers, tuning, scope)
-        words = question.who.split()
-        if not any(w[:1].isupper() for w in words) or any(ch.isdigit() for ch in question.who) or len(words) > 5:
-            # "what did the report say about ...", "How did the UK's broadband take-up per 100
-            # people compare with ...?": not a person, a plain question.
+        if not may_name_someone(question.who):
             return _fact_answer(library, Question(question.text, "general"), tuning, scope=scope)
         # Never quoted directly: answer only with reported speech of theirs ("Nintendo says ...").
         return _fact_answer(library, Question(question.text, "general"), tuning, reported=question, scope=scope)

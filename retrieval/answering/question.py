@@ -221,6 +221,14 @@ def parse(question: str) -> Question:
     return Question(text, "general")
 
 
+def may_name_someone(who: str) -> bool:
+    """Whether the "X" of "what did X say" may be a person or body whose words are asked for.
+    "what did the report say about ..." (no capital) and "How did the UK's broadband take-up per
+    100 people compare with ...?" (a number, more than five words) ask plain questions."""
+    words = who.split()
+    return any(w[:1].isupper() for w in words) and not any(ch.isdigit() for ch in who) and len(words) <= 5
+
+
 def _clean_who(who: str) -> str:
     who = re.sub(r"^(?:the\s+)?(?:manager|boss|coach|minister|president)\s+", "", who.strip(), flags=re.I)
     return who.strip(" ,.?!")
