@@ -65,6 +65,9 @@ BBC = (ROOT / ".." / "shared" / "data" / "bbc-news").resolve()
 PAIRS = sorted((ROOT / "bench" / "data" / "story_pairs").glob("part*.tsv"))
 # The held-out set: labelled blind after the model was fitted, scored once (``--final``).
 FINAL_PAIRS = sorted((ROOT / "bench" / "data" / "story_pairs_final").glob("part*.tsv"))
+# The same pairs labelled again by a second blind helper (shown neither the first labels nor
+# the code), to tell how far a reader of both articles agrees with the labels (``--agreement``).
+SECOND_LABELLER = sorted((ROOT / "bench" / "data" / "story_pairs_final" / "second_labeller").glob("part*.tsv"))
 # A pair whose texts share this share of their 5-word runs is a copy of one report.
 COPY_CONTAINMENT = 0.8
 LABELS = ("same_event", "same_topic", "unrelated")
@@ -189,6 +192,18 @@ def score(pairs: list[Pair], decide: dict[tuple[str, str], bool]) -> Scores:
     return result
 
 
+def agreement() -> None:
+    """How the second labeller's labels of the final pairs score against the first's: what a
+    reader of both articles reaches on the measure that Byline's grouping is held to."""
+    first = {tuple(sorted((p.a, p.b))): p for p in read_pairs(FINAL_PAIRS)}
+    second = {tuple(sorted((p.a, p.b))): p for p in read_pairs(SECOND_LABELLER)}
+    both = [key for key in first if key in second]
+    result = score([first[key] for key in both], {(first[key].a, first[key].b): second[key].positive for key in both})
+    same_label = sum(first[key].label == second[key].label for key in both)
+    print(f"{len(both)} final pairs labelled twice; the same label (of three) on {same_label}")
+    print(f"  second labeller against the first: {result.line()}")
+
+
 def measures(found: PairEvidence) -> list[float]:
     return [float(m[0, 1]) for m in (found.cosine, found.matches, found.dates, found.people)]
 
@@ -272,7 +287,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fit", action="store_true", help="refit the pair model on the tuning half and show it")
     parser.add_argument("--errors", action="store_true", help="list the pair model's wrong pairs of the tuning half")
     parser.add_argument("--speed", action="store_true", help="time grouping 50 articles")
+    parser.add_argument(
+        "--agreement", action="store_true", help="score the second labels of the final pairs against the first"
+    )
     args = parser.parse_args(argv)
+    if args.agreement:
+        agreement()
+        return 0
     pairs = read_pairs(FINAL_PAIRS if args.final else args.pairs)
     if not pairs:
         print("No labelled pairs found (bench/data/story_pairs/part*.tsv).", file=sys.stderr)
