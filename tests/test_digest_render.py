@@ -4,6 +4,7 @@ inside a citation or a quote, and an empty digest says so in the channel's own t
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 from bot.discord_render import render as render_discord
 from bot.replies import DigestReply
@@ -20,7 +21,7 @@ def big_digest(stories: int = 40, repeat: int = 40) -> Digest:
         for line in range(3):
             n = len(citations) + 1
             citations.append(Citation(n, article.id, article.title, article.source, "", article.published, line + 1))
-            kind = "quote" if line == 2 else "sentence"
+            kind: Literal["quote", "sentence"] = "quote" if line == 2 else "sentence"
             text = f"Sentence {line} of story {number} " + "with many words " * repeat + "end."
             spans.append(
                 AnswerSpan(text, kind, "Ann Lee" if kind == "quote" else "", n, article.id, line + 1, 0, len(text))

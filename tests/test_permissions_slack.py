@@ -25,11 +25,13 @@ def test_slack_refuses_admin_commands_for_non_admins(bolt: Bolt, command: str, t
 
 
 def test_slack_admin_may_subscribe_and_unsubscribe(bolt: Bolt) -> None:  # noqa: F811
+    scheduler = bolt.adapter.service.scheduler
+    assert scheduler is not None
     subscribed = bolt.response(bolt.command("/digest", "subscribe daily 09:00 Europe/London", user="UADMIN"))
     assert "daily" in subscribed["text"].lower() or "09:00" in subscribed["text"]
-    assert bolt.adapter.service.scheduler.store.subscription("slack", "C1") is not None
+    assert scheduler.store.subscription("slack", "C1") is not None
     bolt.response(bolt.command("/digest", "unsubscribe", user="UADMIN"))
-    assert bolt.adapter.service.scheduler.store.subscription("slack", "C1") is None
+    assert scheduler.store.subscription("slack", "C1") is None
 
 
 @pytest.mark.parametrize("text", ["now", "since 2h", "since yesterday", "status"])
