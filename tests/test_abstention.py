@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from retrieval.answering import TUNING, answer_question
-from retrieval.answering.facts import _counted_noun, asked_thing
+from retrieval.answering.facts import _counted_noun, _counts, asked_thing
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
@@ -796,3 +796,17 @@ def test_reference_style_questions_are_not_read_as_events_or_names(
 def test_how_many_counts_the_head_noun(question: str, counted: str) -> None:
     # "hours of TV" is answered by "80 hours of programmes", not by a number of TVs.
     assert _counted_noun(question) == search_tokens(counted)[0]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "counted", "counts"),
+    [
+        # "one" is a number too, and must not swallow the "28" that counts the programs.
+        ("90% of Windows PCs are infested, and each one harbours 28 separate spyware programs.", "programs", True),
+        # A number with its magnitude written on ("50m") counts what follows it.
+        ("The new terminals would serve the projected 50m passengers who will use it every year.", "passengers", True),
+        ("Sales of the console reached 87,000 in two days.", "passengers", False),
+    ],
+)
+def test_a_count_is_a_number_just_before_the_thing_counted(sentence: str, counted: str, counts: bool) -> None:
+    assert _counts(sentence, search_tokens(counted)[0]) is counts

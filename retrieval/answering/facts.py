@@ -164,7 +164,12 @@ _HOW_MANY = re.compile(
 )
 # Nouns counted in other words as often as in their own ("80 workers" for "how many people").
 _GENERIC_COUNTED = frozenset(search_tokens("people times more others"))
-_COUNT = re.compile(r"\b(?:\d[\d,.]*|" + _NUMBER_WORDS + r")\b(?P<rest>(?:\s+[\w\-]+){1,4})", re.IGNORECASE)
+# A number ("28", "50m", "twelve") and the words after it. The words are only looked ahead at,
+# so that a number among them starts a count of its own: in "each one harbours 28 separate
+# spyware programs" "one" must not swallow the "28" that counts the programs.
+_COUNT = re.compile(
+    r"\b(?:\d[\d,.]*(?:m|bn|k)?|" + _NUMBER_WORDS + r")\b(?=(?P<rest>(?:\s+[\w\-]+){1,4}))", re.IGNORECASE
+)
 
 
 def _counted_noun(question: str) -> str:
