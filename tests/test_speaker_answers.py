@@ -277,6 +277,10 @@ def test_a_long_subject_with_a_number_is_no_person_whose_words_are_asked_for(
         ("When did the couple announce their separation?", True),
         ("Why has Mourinho left the club?", True),
         ("When did she quit the band?", True),
+        # A fee charged is no charge brought (final15, after its score).
+        ("How much are Beijing residents charged each month for indoor parking?", False),
+        ("What was the striker charged with?", True),
+        ("Was anyone charged?", True),
     ],
 )
 def test_an_event_is_read_from_its_own_words_not_their_other_senses(question: str, is_event: bool) -> None:

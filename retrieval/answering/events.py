@@ -29,7 +29,8 @@ _EVENTS = [
     ),
     # A trial's end: "found guilty", "cleared", "the verdict".
     re.compile(r"\b(?:verdict|convict\w*|acquit\w*|guilty|jail\w*|prison\w*|sentenc\w*|cleared)\b", re.I),
-    re.compile(r"\b(?:arrest\w*|detained|held by police|charged)\b", re.I),
+    # Charged with a crime, not a fee "charged each month" ("How much are residents charged ...?").
+    re.compile(r"\b(?:arrest\w*|detained|held by police|charged(?=\s+(?:with|over|in\s+connection)\b|\s*\?))", re.I),
     # Not "their separate identity": the adjective is no separation.
     re.compile(r"\b(?:divorc\w*|split\s+up|separated|separation|separating)\b", re.I),
     # Set free; not a film's or a record's release ("How much will a new release cost to rent?").
