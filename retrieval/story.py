@@ -37,8 +37,8 @@ and 0.640. On the held-out final pairs (``bench/data/story_pairs_final``, labell
 this model was fitted, scored once) it scores 0.960 and 0.621: every copy of one report is
 joined, 3 of 47 distinct reports of one event are. The target (0.90 at 0.80) is not reached,
 and no mix of the measures computable offline reaches it: ``bench/story_ceiling.py`` puts 23 of
-them through three learners, recall at precision 0.90 at most 0.68 out of fold, while a second
-blind labeller agrees with the labels at 0.98 / 0.98 (``bench/eval_story.py --agreement``).
+them through three learners, recall at precision 0.90 at most 0.68 out of fold, while two more
+blind labellers agree with the labels at 0.98 / 0.98 (``bench/eval_story.py --agreement``).
 
 Articles are then grouped by complete link: a story only takes an article that the pair rule
 joins with every member already in it, so a chain (A like B, B like C) never glues two events.
