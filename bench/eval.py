@@ -358,14 +358,9 @@ BLIND_PARTS: list[str] = sorted(
 )
 
 # Blind parts written but not yet scored: "seen" (what a rule change is tuned on) leaves them out.
-# (final8 was scored once at 1f1f6ae, final9 at 6e06bc9, final10 at 9babceb, final11 at 6238d43,
-# final12, written by readers who never saw the rules while round 13 changed them, at 1a5ef4f,
-# final13, written and committed before round 14 changed any rule, at 0a9d89b, and final14,
-# written and committed at 38da9f6's rules, at those same rules, and final15, written at 2174e40
-# while no rule changed, at c913f7f (the same rules again), and final16, handed out at 2cca8b3
-# while round 15 changed rules, at f9b4427, and final17, from the last unused articles, handed out
-# while a learned sentence order was tried (and dropped), at f9b4427's rules: none is unscored now.
-# No unused BBC article is left; a next blind part needs other articles.)
+# Each blind part is named here from the day its writers get their lists until its one scoring;
+# at which rules each was scored is in the README's first table of "Questions that look like
+# users". None is waiting now, and no unused BBC article is left for another.
 UNSCORED_PARTS: tuple[str, ...] = ()
 
 NATURAL_TARGETS = {

@@ -135,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     names = list(MODEL_MEASURES) + ["tfidf", "headline tfidf", "opening tfidf", "capitals", "cover 0.7"]
     names += ["cover 0.8", "pairs 0.85", "headline vectors", "first sentences"]
     names += [f"{label} overlap" for label in ENTITY_LABELS] + ["figures", "shared quotation"]
+    # Each article's TF-IDF vectors once: whole text, headline, opening paragraphs.
+    lexical = {
+        i: tuple(lexicon.vector(part) for part in (texts[i], items[i].article.title, _opening(texts[i]))) for i in order
+    }
     rows, positive, apart = [], [], []
     for pair in pairs:
         a, b = ids[pair.a], ids[pair.b]
@@ -145,9 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         ta, tb = texts[a], texts[b]
         row = [float(m[0, 1]) for m in (found.cosine, found.matches, found.dates, found.people)]
         row += [
-            _cosine(lexicon.vector(ta), lexicon.vector(tb)),
-            _cosine(lexicon.vector(items[a].article.title), lexicon.vector(items[b].article.title)),
-            _cosine(lexicon.vector(_opening(ta)), lexicon.vector(_opening(tb))),
+            *(_cosine(of_a, of_b) for of_a, of_b in zip(lexical[a], lexical[b], strict=True)),
             lexicon.capitals(ta, tb),
             float((shorter >= 0.7).mean()),
             float((shorter >= 0.8).mean()),

@@ -191,6 +191,8 @@ def _rank_passages(
 
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+# A figure as news writes it, its magnitude run on: "28", "1,300", "50m", "$1.2bn".
+FIGURE = r"\d[\d,.]*(?:m|bn|k)?"
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million|billion"
     "|dozen|single|once|twice|half|both|hundreds|thousands|millions|dozens"
@@ -229,7 +231,7 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             re.I,
         ),
         re.compile(
-            rf"[$£€¥]\s?\d[\d,.]*(?:m|bn|k)?|\b\d[\d,.]*\s?(?:m|bn|p|k|million|billion|trillion|pounds?|dollars?|euros?|yen|yuan|rupees?"
+            rf"[$£€¥]\s?{FIGURE}|\b\d[\d,.]*\s?(?:m|bn|p|k|million|billion|trillion|pounds?|dollars?|euros?|yen|yuan|rupees?"
             rf"|roubles?|rubles?|francs?|cents?|pence|%|per\s?cent)(?![\w])|\b(?:{_NUMBER_WORDS})\s+(?:million|billion"
             r"|pounds?|dollars?|euros?|per\s?cent)\b|\bfree\b",
             re.I,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..models import Sentence
-from ..ranking import _NEW_NAME, _NUMBER_WORDS, NOT_A_NAME, Tuning, _Scored, answer_hint, answer_type
+from ..ranking import _NEW_NAME, _NUMBER_WORDS, FIGURE, NOT_A_NAME, Tuning, _Scored, answer_hint, answer_type
 from ..text import search_tokens
 from .names import question_name_tokens, variant_in
 
@@ -167,9 +167,7 @@ _GENERIC_COUNTED = frozenset(search_tokens("people times more others"))
 # A number ("28", "50m", "twelve") and the words after it. The words are only looked ahead at,
 # so that a number among them starts a count of its own: in "each one harbours 28 separate
 # spyware programs" "one" must not swallow the "28" that counts the programs.
-_COUNT = re.compile(
-    r"\b(?:\d[\d,.]*(?:m|bn|k)?|" + _NUMBER_WORDS + r")\b(?=(?P<rest>(?:\s+[\w\-]+){1,4}))", re.IGNORECASE
-)
+_COUNT = re.compile(rf"\b(?:{FIGURE}|{_NUMBER_WORDS})\b(?=(?P<rest>(?:\s+[\w\-]+){{1,4}}))", re.IGNORECASE)
 
 
 def _counted_noun(question: str) -> str:
