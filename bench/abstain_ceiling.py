@@ -207,7 +207,7 @@ def outcome(rows: list[dict[str, Any]], abstain: np.ndarray) -> dict[str, float]
 
 
 def _table_row(label: str, scores: dict[str, float]) -> str:
-    return f"  {label:44}" + "".join(f"{scores.get(k, 0.0):>9.3f}" for k in (*ANSWERABLE, *ABSTAIN, "refused"))
+    return f"  {label:52}" + "".join(f"{scores.get(k, 0.0):>9.3f}" for k in (*ANSWERABLE, *ABSTAIN, "refused"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     answerable = np.array([kind in ANSWERABLE for kind in kinds])
     now = np.array([not row["signals"]["answered_now"] for row in rows])
     print(f"{len(rows)} questions: " + ", ".join(f"{k} {n}" for k, n in Counter(kinds).items()))
-    print("\n  " + " " * 44 + "".join(f"{k[:8]:>9}" for k in (*ANSWERABLE, *ABSTAIN, "refused")))
+    print("\n  " + " " * 52 + "".join(f"{k[:8]:>9}" for k in (*ANSWERABLE, *ABSTAIN, "refused")))
     print(_table_row("the rules now", outcome(rows, now)))
     learners = {
         "logistic regression": lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
