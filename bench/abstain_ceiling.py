@@ -25,7 +25,7 @@ abstains above a threshold and otherwise gives the answer it gives now (or, wher
 the answer with no check on). The threshold is chosen on the out-of-fold scores themselves, at the
 refusal rate of the current rules and at 0.10: that flatters the learner, so each row is a ceiling.
 
-The run takes about half an hour on two cores (eight answers per question); the signals are kept
+The run takes about an hour on two cores (nine answers per question); the signals are kept
 in ``DIR/abstain_signals.json`` and reused (delete it after a rule changes).
 """
 
