@@ -55,7 +55,7 @@ from retrieval.text import search_tokens
 
 OOC_DIR = Path(__file__).resolve().parent / "data"
 # The checks whose verdicts vary on these questions (the others refuse only an empty library,
-# or never fire on the natural questions: ``bench.eval --checks``).
+# or refuse at most one natural question: ``bench.eval --checks``).
 VOTING = (
     checks.NAMES_ABSENT,
     checks.ANSWER_TYPE,
@@ -105,6 +105,7 @@ def _right(question: NaturalQuestion, answer: Answer) -> bool:
     return not answer.answered if question.kind == "out_of_corpus" else judge(question, answer)
 
 
+# Each worker process opens the library once (it cannot be sent between processes).
 _LIBRARY: Library | None = None
 
 
