@@ -89,6 +89,10 @@ NUMERIC = (
     "plain_score",
     "plain_spans",
 )
+# The pipeline with no check on, and with each voting check switched on alone.
+_EVERY_CHECK = frozenset(c.name for c in checks.ALL_CHECKS)
+_NO_CHECK = dataclasses.replace(TUNING, disabled_checks=_EVERY_CHECK)
+_ALONE = {c.name: dataclasses.replace(TUNING, disabled_checks=_EVERY_CHECK - {c.name}) for c in VOTING}
 FLAGS = ("ahead", "plain_caveat", "plain_quote", "answered_now", "kind_speaker", "kind_who_said", "kind_general")
 
 
@@ -123,15 +127,8 @@ def signals(library: Library, question: NaturalQuestion) -> dict[str, Any]:
     """What the checks decide and read for one question (see the module docstring)."""
     text = question.text
     now = answer_question(library, text)
-    every = frozenset(c.name for c in checks.ALL_CHECKS)
-    plain = answer_question(library, text, (), dataclasses.replace(TUNING, disabled_checks=every))
-    votes = {
-        check.name: answer_question(
-            library, text, (), dataclasses.replace(TUNING, disabled_checks=every - {check.name})
-        ).refused_by
-        == check.name
-        for check in VOTING
-    }
+    plain = answer_question(library, text, (), _NO_CHECK)
+    votes = {name: answer_question(library, text, (), tuning).refused_by == name for name, tuning in _ALONE.items()}
     parsed = parse(text)
     tokens = search_tokens(parsed.search_text)
     vector = library.embedder.encode_one(parsed.search_text)
@@ -170,7 +167,6 @@ def signals(library: Library, question: NaturalQuestion) -> dict[str, Any]:
         "question": dataclasses.asdict(question),
         "votes": votes,
         "signals": found,
-        "right_now": _right(question, now),
         # What the asker would get if Byline answered where it now refuses.
         "right_answering": _right(question, now if now.answered else plain),
     }

@@ -191,7 +191,7 @@ def _rank_passages(
 
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-# A figure as news writes it, its magnitude run on: "28", "1,300", "50m", "$1.2bn".
+# A figure as news writes it, its magnitude run on: "28", "1,300", "50m", "1.2bn".
 FIGURE = r"\d[\d,.]*(?:m|bn|k)?"
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million|billion"
