@@ -1,0 +1,147 @@
+"""Everything a person said, newest first: the speaker timeline behind ``byline quotes``,
+``/quotes`` and quote alerts.
+
+The person is matched as the answer path matches a speaker (``answering/who.py``): the full
+name, the surname, a name as people write it ("Mr Oaten", "the Tory leader Michael Howard"),
+a typo a letter away, and the shorter names an article stored them under. Their quotes are the
+stored ones (``Store.speaker_quote_ranges``: two words or more, attributed at ingest), each a
+verbatim span with its offsets. A topic keeps only the quotes ``quote_topics`` judges to be on
+it. Quotes are ordered newest first by their article's date (published, else when it was
+added), then by where they stand in the article; articles that report one story are grouped
+as the digest groups them (``story.group_stories``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .answering.who import resolve_speakers
+from .digest import digest_items
+from .models import Article, Quote
+from .quote_topics import TopicMatcher, TopicScore
+from .story import group_stories
+
+if TYPE_CHECKING:
+    from .library import Library
+    from .scope import ResolvedScope
+
+# Story grouping reads every article's sentences and runs the NER model over them; past this
+# many articles (a prime minister's thousand) each article is its own group, which stays fast.
+MAX_GROUPED_ARTICLES = 60
+
+
+@dataclass(frozen=True)
+class TimelineQuote:
+    """One quote of the timeline: the stored quote, its article, and its fit to the topic."""
+
+    quote: Quote
+    article: Article
+    topic: TopicScore | None = None
+
+    @property
+    def date(self) -> str:
+        """The article's date: published when known, else the day it was added."""
+        return article_date(self.article)
+
+
+@dataclass
+class TimelineStory:
+    """Quotes from articles that report one story, newest first; ``articles`` newest first."""
+
+    articles: list[Article]
+    quotes: list[TimelineQuote]
+
+
+@dataclass
+class Timeline:
+    """A person's quotes (on a topic, since a date), grouped by story, newest first."""
+
+    asked: str
+    speakers: list[str]
+    topic: str = ""
+    since: str = ""
+    stories: list[TimelineStory] = field(default_factory=list)
+    # Quotes of the person before the topic and date filters: "3 of their 40 quotes".
+    total_quotes: int = 0
+    article_count: int = 0
+
+    @property
+    def quotes(self) -> list[TimelineQuote]:
+        """Every quote, in the order shown (story by story)."""
+        return [quote for story in self.stories for quote in story.quotes]
+
+
+def article_date(article: Article) -> str:
+    """YYYY-MM-DD: the published date when the article has one, else the day it was stored."""
+    return (article.published or article.added_at)[:10]
+
+
+def speaker_timeline(
+    library: Library,
+    speaker: str,
+    topic: str = "",
+    since: str = "",
+    scope: ResolvedScope | None = None,
+    group: bool = True,
+) -> Timeline:
+    """The quotes of the person ``speaker`` names; ``since`` is YYYY-MM-DD (inclusive)."""
+    speakers = resolve_speakers(library, speaker.strip()) if speaker.strip() else []
+    timeline = Timeline(speaker, speakers, topic.strip(), since, article_count=library.article_count())
+    ranges = library.store.speaker_quote_ranges(speakers)
+    if scope is not None:
+        ranges = scope.quote_ranges(ranges)
+    timeline.total_quotes = len(ranges)
+    if not len(ranges):
+        return timeline
+    scores: list[TopicScore | None] = [None] * len(ranges)
+    if timeline.topic:
+        scores = list(TopicMatcher(library, timeline.topic).score_ranges(ranges))
+    quotes = library.store.quotes_by_ids(ranges[:, 0].tolist())
+    articles = library.store.articles(sorted(set(ranges[:, 4].tolist())))
+    found: list[TimelineQuote] = []
+    for row, score in zip(ranges.tolist(), scores, strict=True):
+        quote, article = quotes.get(int(row[0])), articles.get(int(row[4]))
+        if quote is None or article is None or (score is not None and not score.on_topic()):
+            continue
+        if since and article_date(article) < since:
+            continue
+        found.append(TimelineQuote(quote, article, score))
+    timeline.stories = group_by_story(library, found) if group else _by_article(found)
+    return timeline
+
+
+def newest_first(quotes: Sequence[TimelineQuote]) -> list[TimelineQuote]:
+    """Newest article first (by date, then the later stored), in reading order within one."""
+    return sorted(quotes, key=lambda q: (_negated(q.date), -q.article.id, q.quote.start))
+
+
+def _negated(day: str) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in day)
+
+
+def group_by_story(library: Library, quotes: Sequence[TimelineQuote]) -> list[TimelineStory]:
+    """Quotes grouped by the story their articles report, the story with the newest quote first."""
+    ordered = newest_first(quotes)
+    articles = list({q.article.id: q.article for q in ordered}.values())
+    if len(articles) < 2 or len(articles) > MAX_GROUPED_ARTICLES:
+        return _by_article(ordered)
+    items = digest_items(library, articles)
+    groups = group_stories([item.features for item in items])
+    story_of = {items[i].article.id: n for n, members in enumerate(groups) for i in members}
+    stories: dict[object, TimelineStory] = {}
+    for quote in ordered:
+        key: object = story_of.get(quote.article.id, ("article", quote.article.id))
+        story = stories.setdefault(key, TimelineStory([], []))
+        if quote.article not in story.articles:
+            story.articles.append(quote.article)
+        story.quotes.append(quote)
+    return list(stories.values())
+
+
+def _by_article(quotes: Sequence[TimelineQuote]) -> list[TimelineStory]:
+    stories: dict[int, TimelineStory] = {}
+    for quote in newest_first(quotes):
+        stories.setdefault(quote.article.id, TimelineStory([quote.article], [])).quotes.append(quote)
+    return list(stories.values())

@@ -1,0 +1,135 @@
+"""Whether a quote is about a topic: the test behind a speaker's timeline, the reactions
+roundup and topic alerts.
+
+A quote is often on a topic without naming it: "I acted on impulse" is Ozzy Osbourne on the
+burglary at his home, said in an article about nothing else. So a quote is judged by three
+things, each measured on the labelled timeline set (``bench/data/quote_timeline``,
+``bench/eval_quote_timeline.py``):
+
+- ``closeness``: the best cosine between the topic and the quote's own sentences (the sentence
+  holding the quote carries its attribution and the words around it, so a one-phrase quote is
+  judged with its context);
+- ``article``: how much the quote's article is about the topic: the mean of its three sentences
+  closest to the topic (one sentence can mention anything; three mean the article is about it);
+- ``words``: the share of the topic's content words (stemmed) found in the quote's sentences
+  or its article's title: the words people do not paraphrase, such as names.
+
+A quote is on the topic when ``score >= THRESHOLD``; the weights and the threshold are in
+``TopicRule`` with what they scored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .text import search_tokens
+
+if TYPE_CHECKING:
+    from .library import Library
+
+# Sentences averaged for an article's relevance: enough that one passing mention does not count.
+ARTICLE_SENTENCES = 3
+
+
+@dataclass(frozen=True)
+class TopicRule:
+    """``score = closeness + article * article_weight + words * words_weight``, on topic when
+    ``score >= threshold``.
+
+    Chosen on the 15 labelled (speaker, topic) pairs of ``bench/data/quote_timeline`` (no other
+    set exists): the README of that folder and the module docstring of
+    ``bench/eval_quote_timeline.py`` give the figures, in sample and leave-one-pair-out.
+    """
+
+    article_weight: float = 1.5
+    words_weight: float = 0.15
+    threshold: float = 0.877
+    paragraph_weight: float = 0.5
+
+
+RULE = TopicRule()
+
+
+@dataclass(frozen=True)
+class TopicScore:
+    """How well one quote fits a topic, and the parts of that score."""
+
+    score: float
+    closeness: float
+    article: float
+    words: float
+    paragraph: float = 0.0
+
+    def on_topic(self, rule: TopicRule = RULE) -> bool:
+        return self.score >= rule.threshold
+
+
+class TopicMatcher:
+    """Scores quotes against one topic (a few words a user typed)."""
+
+    def __init__(self, library: Library, topic: str, rule: TopicRule = RULE) -> None:
+        self.library = library
+        self.topic = topic
+        self.rule = rule
+        self.vector = library.embedder.encode_one(topic)
+        self.tokens = sorted(set(search_tokens(topic)))
+        self._articles: dict[int, tuple[float, set[str]]] = {}
+        # (article id, paragraph) -> the best cosine of that paragraph's sentences to the topic.
+        self._paragraphs: dict[tuple[int, int], float] = {}
+
+    def score_ranges(self, ranges: np.ndarray) -> list[TopicScore]:
+        """One score per row of ``Store.speaker_quote_ranges`` (quote id, first sentence id,
+        last sentence id, partial, article id), in order."""
+        if not len(ranges):
+            return []
+        self._learn_articles(sorted(set(ranges[:, 4].tolist())))
+        firsts, lasts = ranges[:, 1], ranges[:, 2]
+        lengths = lasts - firsts + 1
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        sentence_ids = (np.repeat(firsts - starts, lengths) + np.arange(int(lengths.sum()))).tolist()
+        with self.library.lock:
+            vectors = self.library.dense.vectors(sentence_ids)
+        cosines = vectors @ self.vector
+        closeness = np.maximum.reduceat(cosines, starts)
+        texts = self.library.store.sentences_by_ids(sentence_ids)
+        scores = []
+        for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
+            article_id = int(ranges[row, 4])
+            article, title_words = self._articles.get(article_id, (0.0, set()))
+            own = [texts[i] for i in sentence_ids[start : start + length] if i in texts]
+            found = set(search_tokens(" ".join(s.text for s in own))) | title_words
+            share = len(found.intersection(self.tokens)) / len(self.tokens) if self.tokens else 0.0
+            paragraph = max((self._paragraphs.get((article_id, s.paragraph), 0.0) for s in own), default=0.0)
+            scores.append(self._score(float(closeness[row]), article, share, paragraph))
+        return scores
+
+    def _score(self, closeness: float, article: float, words: float, paragraph: float) -> TopicScore:
+        rule = self.rule
+        total = (
+            closeness + rule.article_weight * article + rule.words_weight * words + rule.paragraph_weight * paragraph
+        )
+        return TopicScore(total, closeness, article, words, paragraph)
+
+    def _learn_articles(self, article_ids: list[int]) -> None:
+        """Each new article's relevance to the topic and the words of its title."""
+        wanted = [a for a in article_ids if a not in self._articles]
+        if not wanted:
+            return
+        sentences = self.library.store.sentences_of_articles(wanted)
+        with self.library.lock:
+            vectors = self.library.dense.vectors([s.id for s in sentences])
+        cosines = vectors @ self.vector if len(sentences) else np.zeros(0)
+        by_article: dict[int, list[float]] = {}
+        for sentence, cosine in zip(sentences, cosines.tolist(), strict=True):
+            by_article.setdefault(sentence.article_id, []).append(cosine)
+            key = (sentence.article_id, sentence.paragraph)
+            self._paragraphs[key] = max(self._paragraphs.get(key, -1.0), cosine)
+        found = self.library.store.articles(wanted)
+        for article_id in wanted:
+            best = sorted(by_article.get(article_id, []), reverse=True)[:ARTICLE_SENTENCES]
+            article = found.get(article_id)
+            title = set(search_tokens(article.title)) if article is not None else set()
+            self._articles[article_id] = (float(np.mean(best)) if best else 0.0, title)
