@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .replies import Reply, TextReply
+from .tenancy import ANOTHER_TENANT
 
 if TYPE_CHECKING:
     from .service import Asker
@@ -59,7 +60,7 @@ def autoreply_command(state: BotState, args: str, asker: Asker) -> Reply:
             error=True,
         )
     if action == "status":
-        on = state.is_autoreply(asker.platform, asker.channel_id)
+        on = state.is_autoreply(asker.platform, asker.channel_id, asker.tenant)
         return TextReply(
             (
                 "This is a question channel: Byline answers every question posted here in a thread. "
@@ -69,7 +70,10 @@ def autoreply_command(state: BotState, args: str, asker: Asker) -> Reply:
             else f"This is not a question channel; Byline answers here only when mentioned. `{usage} on` changes that.",
             private=True,
         )
-    state.set_autoreply(asker.platform, asker.channel_id, action == "on", f"{asker.platform}:{asker.user_id}")
+    if not state.set_autoreply(
+        asker.platform, asker.channel_id, action == "on", f"{asker.platform}:{asker.user_id}", asker.tenant
+    ):
+        return TextReply(ANOTHER_TENANT, private=True, error=True)
     if action == "on":
         return TextReply(
             "This is now a question channel: Byline answers every question posted here in a thread, "

@@ -12,6 +12,7 @@ import sys
 from dataclasses import asdict
 from importlib import metadata
 
+from retrieval.database import DATABASE_ERRORS
 from retrieval.errors import BylineError
 from retrieval.removal import audit_entries, remove_articles
 
@@ -19,10 +20,11 @@ from . import cli_digest, cli_eval, cli_migrate, cli_worker, gaps
 from .cli_feeds import add_feeds_parser, run_feeds
 from .cli_ingest import ingest_command
 from .cli_output import pipe_safe, plural, print_error, print_json
-from .config import Settings, load_environment
+from .config import Settings, environment_problem, load_environment
 from .logs import configure_logging
 from .replies import AnswerReply, SearchReply, SourcesReply, TextReply
 from .service import MAX_PAGE_DIGITS, SOURCES_PAGE_SIZE, Asker, Service, shown
+from .tenancy import OPERATOR
 from .terminal import chat, render
 
 log = logging.getLogger("byline")
@@ -82,8 +84,8 @@ def _page(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    load_environment()
     try:
+        load_environment()
         settings = Settings.from_env()
     except ValueError as error:
         print(f"byline: {error}", file=sys.stderr)
@@ -95,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         return _run(command, args, settings)
     except BylineError as error:
         print(f"byline: {error}", file=sys.stderr)
+        return 1
+    except (OSError, *DATABASE_ERRORS) as error:  # type: ignore[misc]  # a tuple of exception classes
+        # A data dir that cannot be made, a full disk: one line, not a traceback. Every write is
+        # atomic (retrieval/atomic.py, SQLite transactions), so what was stored is intact.
+        print(f"byline: {environment_problem(error, settings.data_dir)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -159,7 +166,7 @@ def _dispatch(command: str, args: argparse.Namespace, settings: Settings) -> int
 
 
 def _ask(service: Service, args: argparse.Namespace) -> int:
-    reply = service.ask(args.question, Asker("terminal", "local"))
+    reply = service.ask(args.question, Asker("terminal", "local", tenant=OPERATOR, is_operator=True))
     if isinstance(reply, TextReply):
         print_error(reply.text, args.json)
         return 1

@@ -8,6 +8,8 @@ the rest of Byline receives, so tests and benches can build one directly.
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 from .limits import LimitSettings
 from .package_data import seeds_dir
 from .settings import PROJECT_DIR, SettingsError, read_env_settings
+from .tenancy import parse_tenant_admins
 
 if TYPE_CHECKING:
     from retrieval.backend import Backend
@@ -26,12 +29,45 @@ __all__ = ["PROJECT_DIR", "Settings", "SettingsError", "load_environment"]
 
 
 def load_environment(env_file: Path | None = None) -> None:
-    """Read ``.env`` from the working directory (or the given file) without overriding."""
-    path = env_file or Path.cwd() / ".env"
-    if path.is_file():
-        from dotenv import load_dotenv
+    """Read ``.env`` from the working directory (or the given file) without overriding.
 
-        load_dotenv(path, override=False)
+    ``SettingsError`` (one line naming the file and what to do) when it cannot be read, is not
+    UTF-8 text, or holds a NUL byte, which no environment variable can carry."""
+    path = env_file or Path.cwd() / ".env"
+    try:
+        if not path.is_file():
+            return
+        raw = path.read_bytes()
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read it ({error.strerror}); make it readable or remove it.") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise SettingsError(f"{path} line {line} is not UTF-8 text; save the file as UTF-8.") from None
+    if "\0" in text:
+        line = text[: text.index("\0")].count("\n") + 1
+        raise SettingsError(f"{path} line {line} holds a NUL byte, which no setting can hold; delete it.")
+    from dotenv import load_dotenv
+
+    load_dotenv(stream=io.StringIO(text), override=False)
+
+
+def environment_problem(error: Exception, data_dir: Path) -> str:
+    """One line for an error of the machine rather than of Byline: what failed and what to do."""
+    number = getattr(error, "errno", None)
+    text = str(error).lower()
+    if number == errno.ENOSPC or "disk is full" in text or "no space" in text:
+        return (
+            f"the disk holding {data_dir} is full. Free some space and run the command again; "
+            "what was stored before is intact (every write is all or nothing)."
+        )
+    where = getattr(error, "filename", None) or data_dir
+    reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+    return (
+        f"cannot use {where} ({reason}). Set BYLINE_DATA_DIR to a folder Byline can create and write "
+        "(see .env.example)."
+    )
 
 
 def _list(value: str) -> frozenset[str]:
@@ -71,6 +107,8 @@ class Settings:
     discord_api_url: str = ""
     discord_gateway_url: str = ""
     discord_admins: frozenset[str] = frozenset()
+    # {tenant: user ids} from BYLINE_TENANT_ADMINS (bot/tenancy.py).
+    tenant_admins: Mapping[str, frozenset[str]] = field(default_factory=dict)
     log_level: str = "INFO"
     log_format: str = "text"
     timezone: str = "UTC"
@@ -117,6 +155,7 @@ class Settings:
             discord_api_url=env.discord_api_url.strip(),
             discord_gateway_url=env.discord_gateway_url.strip(),
             discord_admins=_list(env.discord_admins),
+            tenant_admins=parse_tenant_admins(env.tenant_admins),
             log_level=env.log_level,
             log_format=env.log_format,
             timezone=env.timezone,
@@ -183,5 +222,6 @@ class Settings:
         """Values that must never appear in a log line or a message."""
         values = (self.slack_bot_token, self.slack_app_token, self.slack_signing_secret, self.slack_client_secret)
         keys = tuple(self.token_key.split(","))
-        passwords = tuple(_password(url) for url in (self.database_url, self.redis_url))
+        urls = (self.database_url, self.redis_url, self.slack_api_url, self.qdrant_url, self.discord_api_url)
+        passwords = tuple(_password(url) for url in urls)
         return [s for s in (*values, *keys, self.discord_token, *passwords) if s]

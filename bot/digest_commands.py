@@ -17,6 +17,7 @@ from .digest_schedule import DigestScheduler, ScheduleError, parse_schedule, sch
 from .digest_store import EMPTY, FAILED, SENDING, SENT
 from .replies import DigestReply, Reply, TextReply
 from .service import Asker, Command, Service, shown
+from .tenancy import ANOTHER_TENANT
 
 USAGE = "/digest now | since TIME | subscribe SCHEDULE [--always] | unsubscribe | status"
 SINCE_EXAMPLES = "`/digest since 2h`, `/digest since yesterday`, `/digest since 2026-11-30` or `/digest since 09:00`"
@@ -93,7 +94,7 @@ class DigestCommand:
                 if not rest:
                     return _error(f"Say since when, e.g. {SINCE_EXAMPLES}.")
                 since = parse_since(rest, self.scheduler.clock(), self._zone(asker))
-                return DigestReply(self.scheduler.on_demand(asker.platform, asker.channel_id, since))
+                return DigestReply(self.scheduler.on_demand(asker.platform, asker.channel_id, since, asker.tenant))
             if verb == "subscribe":
                 return self._subscribe(rest, asker)
             if verb == "unsubscribe":
@@ -105,32 +106,40 @@ class DigestCommand:
         return _error(f"Usage: `{USAGE}`, e.g. `/digest subscribe daily 09:00 Europe/London`.")
 
     def _zone(self, asker: Asker) -> ZoneInfo:
-        subscription = self.scheduler.store.subscription(asker.platform, asker.channel_id)
+        subscription = self.scheduler.store.subscription(asker.platform, asker.channel_id, asker.tenant)
         return ZoneInfo(subscription.timezone if subscription else self.scheduler.default_timezone)
 
     def _subscribe(self, rest: str, asker: Asker) -> Reply:
         if not asker.is_admin:
-            return _error("Only channel admins can subscribe a channel to digests (Discord: Manage Channels).")
+            return _error(
+                "Only this channel's admins can subscribe it to digests (Discord: Manage Channels in this server)."
+            )
         words = rest.split()
         always = any(word.lower() in ALWAYS_FLAGS for word in words)
         schedule = parse_schedule(
             " ".join(w for w in words if w.lower() not in ALWAYS_FLAGS), self.scheduler.default_timezone
         )
-        subscription = self.scheduler.subscribe(asker.platform, asker.channel_id, schedule, always, asker.user_id)
+        subscription = self.scheduler.subscribe(
+            asker.platform, asker.channel_id, schedule, always, asker.user_id, asker.tenant
+        )
+        if subscription is None:
+            return _error(ANOTHER_TENANT)
         when = self._local(self.scheduler.next_run(subscription), schedule.timezone)
         quiet = "even when nothing is new" if always else "only when there is something new"
         return TextReply(f"Subscribed: digests {schedule.describe()}, posted {quiet}. Next: {when}.")
 
     def _unsubscribe(self, asker: Asker) -> Reply:
         if not asker.is_admin:
-            return _error("Only channel admins can unsubscribe a channel from digests (Discord: Manage Channels).")
-        if self.scheduler.store.unsubscribe(asker.platform, asker.channel_id):
+            return _error(
+                "Only this channel's admins can unsubscribe it from digests (Discord: Manage Channels in this server)."
+            )
+        if self.scheduler.store.unsubscribe(asker.platform, asker.channel_id, asker.tenant):
             return TextReply("Unsubscribed: this channel gets no more scheduled digests.")
         return TextReply("This channel has no digest subscription.", private=True)
 
     def _status(self, asker: Asker) -> Reply:
         store = self.scheduler.store
-        subscription = store.subscription(asker.platform, asker.channel_id)
+        subscription = store.subscription(asker.platform, asker.channel_id, asker.tenant)
         timezone = subscription.timezone if subscription else self.scheduler.default_timezone
         lines: list[str] = []
         if subscription is None:

@@ -220,10 +220,13 @@ class DigestScheduler:
         self.jobs: list[ScheduledJob] = []
         self._lock = threading.Lock()
 
-    def subscribe(self, platform: str, channel_id: str, schedule: Schedule, always: bool, user_id: str) -> Subscription:
-        """Store the channel's subscription; its first run is the first fire time after now."""
+    def subscribe(
+        self, platform: str, channel_id: str, schedule: Schedule, always: bool, user_id: str, tenant: str = ""
+    ) -> Subscription | None:
+        """Store the channel's subscription; its first run is the first fire time after now.
+        None when another tenant owns this channel's subscription."""
         return self.store.subscribe(
-            platform, channel_id, schedule.cron, schedule.timezone, always, user_id, added_at_text(self.clock())
+            platform, channel_id, schedule.cron, schedule.timezone, always, user_id, added_at_text(self.clock()), tenant
         )
 
     def add_job(self, job: ScheduledJob) -> None:
@@ -303,7 +306,7 @@ class DigestScheduler:
         )
         if run_id is None:
             return None  # claimed already (another pass or process): never post twice
-        scope = self._scope(platform, channel)
+        scope = self._scope(platform, channel, subscription.tenant)
         digest = build_digest(self.library, channel, since, now, now, zone=schedule.zone, late=late, scope=scope)
         if not digest.stories and not subscription.always:
             self.store.finish(run_id, EMPTY)
@@ -323,15 +326,16 @@ class DigestScheduler:
         )
         return RunOutcome(platform, channel, due, SENT, late, digest.article_count)
 
-    def on_demand(self, platform: str, channel_id: str, since: datetime | None = None) -> Digest:
-        """A digest now, since ``since`` or the channel's last digest (else the last 24 hours)."""
+    def on_demand(self, platform: str, channel_id: str, since: datetime | None = None, tenant: str = "") -> Digest:
+        """A digest now, since ``since`` or the channel's last digest (else the last 24 hours),
+        with the channel's scope in ``tenant``."""
         now = self.clock()
-        subscription = self.store.subscription(platform, channel_id)
+        subscription = self.store.subscription(platform, channel_id, tenant)
         zone = ZoneInfo(subscription.timezone if subscription else self.default_timezone)
         if since is None:
             last = self.store.last_delivered(platform, channel_id)
             since = parse_added_at(last.until) if last else now - timedelta(days=1)
-        scope = self._scope(platform, channel_id)
+        scope = self._scope(platform, channel_id, tenant)
         digest = build_digest(self.library, channel_id, since, now, now, zone=zone, scope=scope)
         # Recorded so that the next `/digest now` continues from here (the caller posts it).
         run_id = self.store.claim(platform, channel_id, "on_demand", added_at_text(now), digest.since, digest.until)
@@ -339,9 +343,9 @@ class DigestScheduler:
             self.store.finish(run_id, SENT if digest.stories else EMPTY, digest.article_count)
         return digest
 
-    def _scope(self, platform: str, channel_id: str) -> ResolvedScope | None:
-        """The channel's scope (``/scope``): its digest holds only the scope's articles."""
-        return self.library.resolve_scope(scope_of_channel(self.store.state, platform, channel_id))
+    def _scope(self, platform: str, channel_id: str, tenant: str) -> ResolvedScope | None:
+        """The channel's scope (``/scope``) in its tenant: its digest holds only the scope's articles."""
+        return self.library.resolve_scope(scope_of_channel(self.store.state, platform, channel_id, tenant))
 
     # -- the loop ------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ class Subscription:
     always: bool
     created_by: str
     updated_at: str
+    tenant: str = ""
 
 
 @dataclass(frozen=True)
@@ -61,33 +62,47 @@ class DigestStore:
     # -- subscriptions -------------------------------------------------------------------
 
     def subscribe(
-        self, platform: str, channel_id: str, schedule: str, timezone: str, always: bool, user_id: str, now: str = ""
-    ) -> Subscription:
-        """Create or replace the channel's subscription (one per channel); ``now`` is when, in UTC."""
+        self,
+        platform: str,
+        channel_id: str,
+        schedule: str,
+        timezone: str,
+        always: bool,
+        user_id: str,
+        now: str = "",
+        tenant: str = "",
+    ) -> Subscription | None:
+        """Create or replace the channel's subscription (one per channel); ``now`` is when, in UTC.
+        None when another tenant owns the channel's subscription (a shared Slack Connect channel)."""
         now = now or utc_now()
         with self.state._write() as connection:
-            connection.execute(
-                "INSERT INTO digest_subscriptions VALUES (?, ?, ?, ?, ?, ?, ?) "
+            cursor = connection.execute(
+                "INSERT INTO digest_subscriptions (platform, channel_id, schedule, timezone, always, created_by, "
+                "updated_at, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(platform, channel_id) DO UPDATE SET schedule=excluded.schedule, "
                 "timezone=excluded.timezone, always=excluded.always, created_by=excluded.created_by, "
-                "updated_at=excluded.updated_at",
-                (platform, channel_id, schedule, timezone, int(always), user_id, now),
+                "updated_at=excluded.updated_at, tenant=excluded.tenant "
+                "WHERE digest_subscriptions.tenant IN (excluded.tenant, '')",
+                (platform, channel_id, schedule, timezone, int(always), user_id, now, tenant),
             )
-        return Subscription(platform, channel_id, schedule, timezone, always, user_id, now)
+        if cursor.rowcount == 0:
+            return None
+        return Subscription(platform, channel_id, schedule, timezone, always, user_id, now, tenant)
 
-    def unsubscribe(self, platform: str, channel_id: str) -> bool:
+    def unsubscribe(self, platform: str, channel_id: str, tenant: str = "") -> bool:
         with self.state._write() as connection:
             cursor = connection.execute(
-                "DELETE FROM digest_subscriptions WHERE platform=? AND channel_id=?", (platform, channel_id)
+                "DELETE FROM digest_subscriptions WHERE platform=? AND channel_id=? AND tenant IN (?, '')",
+                (platform, channel_id, tenant),
             )
         return cursor.rowcount > 0
 
-    def subscription(self, platform: str, channel_id: str) -> Subscription | None:
-        row = (
-            self._read()
-            .execute("SELECT * FROM digest_subscriptions WHERE platform=? AND channel_id=?", (platform, channel_id))
-            .fetchone()
-        )
+    def subscription(self, platform: str, channel_id: str, tenant: str | None = None) -> Subscription | None:
+        """The channel's subscription; with ``tenant``, only that tenant's (or one from before tenancy)."""
+        query, args = "SELECT * FROM digest_subscriptions WHERE platform=? AND channel_id=?", [platform, channel_id]
+        if tenant is not None:
+            query, args = query + " AND tenant IN (?, '')", [platform, channel_id, tenant]
+        row = self._read().execute(query, args).fetchone()
         return _subscription(row) if row else None
 
     def subscriptions(self) -> list[Subscription]:
@@ -170,6 +185,7 @@ def _subscription(row: Row) -> Subscription:
         bool(row["always"]),
         row["created_by"],
         row["updated_at"],
+        row["tenant"],
     )
 
 

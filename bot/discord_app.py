@@ -33,6 +33,7 @@ from .discord_views import (
     DYNAMIC_ITEMS,
     NO_MENTIONS,
     SORRY,
+    discord_roles,
     guarded,
     interaction_asker,
     interaction_queue_notice,
@@ -44,6 +45,7 @@ from .ingest_commands import ingest_upload, upload_refusal
 from .limits import handler_threads, place_in_line
 from .replies import AnswerReply, Reply, TextReply
 from .service import Asker, Service
+from .tenancy import discord_tenant
 
 log = logging.getLogger("byline.discord")
 
@@ -169,22 +171,15 @@ class BylineClient(discord.Client):
             self.conversations.popitem(last=False)
 
     async def on_message(self, message: discord.Message) -> None:
-        if message.author.bot or self.user is None:
-            return  # other bots and Byline itself: never answer, never loop
+        if message.author.bot or message.webhook_id is not None or self.user is None:
+            return  # other bots, webhooks and Byline itself: never answer, never loop
         try:
             trigger = await self._trigger(message)
             if trigger is None:
                 await self._autoreply(message)
                 return
             question, key = trigger
-            asker = Asker(
-                "discord",
-                str(message.author.id),
-                str(message.channel.id),
-                self._is_admin(message.author),
-                key,
-                parent_channel=thread_parent(message.channel),
-            )
+            asker = self._asker(message, str(message.channel.id), key, thread_parent(message.channel))
             queued = self._queue_notice(message)
             async with message.channel.typing():
                 reply = await asyncio.to_thread(answer_message, self.service, question, asker, queued)
@@ -250,7 +245,9 @@ class BylineClient(discord.Client):
         if isinstance(channel, discord.Thread) and not forum_post:
             return
         marked = channel.parent_id if isinstance(channel, discord.Thread) else channel.id
-        if marked is None or not await asyncio.to_thread(self.service.state.is_autoreply, "discord", str(marked)):
+        tenant = discord_tenant(message.guild.id if message.guild else None, message.author.id)
+        state = self.service.state
+        if marked is None or not await asyncio.to_thread(state.is_autoreply, "discord", str(marked), tenant):
             return
         assert self.user is not None
         body = re.sub(rf"<@!?{self.user.id}>", " ", message.content).strip()
@@ -259,15 +256,20 @@ class BylineClient(discord.Client):
         question = title if is_question(title) else body
         if not is_question(question):
             return
+        # The rate limit is spent before any public side effect: a flood opens no threads.
+        asker = self._asker(message, str(marked), "")
+        if await asyncio.to_thread(self.service.admit, asker) is not None:
+            log.info("Discord: question channel %s: a question over the rate limit was left alone.", marked)
+            return
         # The conversation key is the thread's, as for any thread Byline answers in, so a
         # follow-up there has this question as context.
         thread = channel if forum_post else await self._open_thread(message, question)
         target: discord.abc.Messageable = thread or channel
         key = f"discord:{thread.id}:{thread.id}" if thread else f"discord:{channel.id}:{message.id}"
-        asker = Asker("discord", str(message.author.id), str(marked), self._is_admin(message.author), key)
+        asker = replace(asker, conversation=key)
         queued = self._queue_notice(message)
         async with target.typing():
-            reply = await asyncio.to_thread(self.service.ask, question, asker, queued)
+            reply = await asyncio.to_thread(self.service.ask, question, asker, queued, False, True)
         # In a new thread the question is right above; elsewhere the answer replies to it.
         reference = message if forum_post or thread is None else None
         sent = await send_to_channel(target, reply, reference=reference)
@@ -311,13 +313,22 @@ class BylineClient(discord.Client):
         parent = bot_message.reference.message_id if bot_message.reference else None
         return f"discord:{bot_message.channel.id}:{parent or bot_message.id}"
 
-    def _is_admin(self, user: discord.User | discord.Member) -> bool:
-        if str(user.id) in self.settings.discord_admins:
-            return True
-        if isinstance(user, discord.Member):
-            perms = user.guild_permissions
-            return perms.manage_channels or perms.manage_guild or perms.administrator
-        return False
+    def _asker(self, message: discord.Message, channel: str, key: str, parent_channel: str = "") -> Asker:
+        """The author of a message, with their tenant (the message's server) and roles there."""
+        author = message.author
+        perms = author.guild_permissions if isinstance(author, discord.Member) and message.guild else None
+        guild_id = message.guild.id if message.guild else None
+        tenant, is_admin, is_operator = discord_roles(self.settings, str(author.id), guild_id, perms)
+        return Asker(
+            "discord",
+            str(author.id),
+            channel,
+            is_admin,
+            key,
+            parent_channel=parent_channel,
+            tenant=tenant,
+            is_operator=is_operator,
+        )
 
 
 class ShardedBylineClient(BylineClient, discord.AutoShardedClient):
@@ -413,7 +424,7 @@ async def slash(
             for message in sent:
                 key = f"discord:{interaction.channel_id}:{message.id}"
                 client.remember_conversation(message.id, key)
-                await asyncio.to_thread(client.service.state.remember, key, remember)
+                await asyncio.to_thread(client.service.state.remember, key, remember, asker.tenant)
 
 
 def register_commands(client: BylineClient) -> None:
@@ -432,10 +443,12 @@ def register_commands(client: BylineClient) -> None:
         await slash(
             interaction,
             "ask",
-            lambda asker: service.ask(question, asker, queued),
+            lambda asker: service.ask(question, asker, queued, private=private),
             defer=True,
             private=private,
-            remember=question,
+            # A private answer is ephemeral: nobody can reply to it, and its question must not
+            # become the context of a public follow-up.
+            remember="" if private else question,
         )
 
     @tree.command(name="search", description="The article passages that best match a query")
@@ -473,7 +486,7 @@ def register_commands(client: BylineClient) -> None:
 
         await slash(interaction, "ingest", work, defer=True)
 
-    @tree.command(name="remove", description="Remove articles by URL, key or id (admins only; logged)")
+    @tree.command(name="remove", description="Remove articles by URL, key or id (Byline's operators only; logged)")
     @app_commands.describe(articles="One or more article URLs, keys or ids, separated by spaces")
     async def remove(interaction: discord.Interaction[Any], articles: app_commands.Range[str, 1, 1000]) -> None:
         await slash(

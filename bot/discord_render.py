@@ -35,7 +35,7 @@ from retrieval.render import (
 )
 
 from .platforms import layout
-from .replies import PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from .replies import PassagesReply, Reply, SearchReply, SourcesReply, TextReply, render_marked
 
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256
@@ -374,7 +374,8 @@ def _also_in(story: DigestStory) -> str:
 
 
 def render_text(reply: TextReply) -> list[DiscordMessage]:
-    text = f"⚠️ {reply.text}" if reply.error else reply.text
+    body = render_marked(reply.text, str, clean)
+    text = f"⚠️ {body}" if reply.error else body
     chunks = split_text(text)
     if len(chunks) > MAX_MESSAGES:
         # Byline's own notices are short; a long one (a list of failures) is cut, not spread.

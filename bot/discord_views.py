@@ -21,6 +21,7 @@ from .limits import place_in_line
 from .related_actions import ask_related
 from .replies import AnswerReply, Reply, SourcesReply, TextReply
 from .service import Asker
+from .tenancy import discord_tenant, is_listed_admin
 
 if TYPE_CHECKING:
     from .service import Service
@@ -39,19 +40,35 @@ def service_of(interaction: discord.Interaction[Any]) -> Service:
     return cast("Service", interaction.client.service)  # type: ignore[attr-defined]
 
 
-def admins_of(interaction: discord.Interaction[Any]) -> frozenset[str]:
-    return cast(frozenset[str], interaction.client.settings.discord_admins)  # type: ignore[attr-defined]
-
-
 def interaction_asker(interaction: discord.Interaction[Any], conversation: str = "") -> Asker:
-    """The asker of an interaction; admin = Manage Channels / Manage Guild here, or listed in config."""
+    """The asker of an interaction, with their tenant (this server) and roles (bot/tenancy.py)."""
     user_id = str(interaction.user.id)
-    perms = interaction.permissions
-    is_admin = user_id in admins_of(interaction) or (
-        interaction.guild_id is not None and (perms.manage_channels or perms.manage_guild or perms.administrator)
-    )
+    perms = interaction.permissions if interaction.guild_id is not None else None
+    settings = interaction.client.settings  # type: ignore[attr-defined]
+    tenant, is_admin, is_operator = discord_roles(settings, user_id, interaction.guild_id, perms)
     channel = str(interaction.channel_id or "")
-    return Asker("discord", user_id, channel, is_admin, conversation, parent_channel=thread_parent(interaction.channel))
+    return Asker(
+        "discord",
+        user_id,
+        channel,
+        is_admin,
+        conversation,
+        parent_channel=thread_parent(interaction.channel),
+        tenant=tenant,
+        is_operator=is_operator,
+    )
+
+
+def discord_roles(
+    settings: Any, user_id: str, guild_id: int | None, perms: discord.Permissions | None
+) -> tuple[str, bool, bool]:
+    """(tenant, tenant admin, operator) of a Discord user. Manage Channels, Manage Server or
+    Administrator make an admin of *this* server only; only ``BYLINE_DISCORD_ADMINS`` are operators."""
+    tenant = discord_tenant(guild_id, user_id)
+    is_operator = user_id in settings.discord_admins
+    server_admin = perms is not None and bool(perms.manage_channels or perms.manage_guild or perms.administrator)
+    listed = is_listed_admin(settings.tenant_admins, tenant, user_id)
+    return tenant, is_operator or server_admin or listed, is_operator
 
 
 def thread_parent(channel: object) -> str:
@@ -85,7 +102,8 @@ class PassagesButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         async with guarded(interaction, "Show passages"):
-            reply = await asyncio.to_thread(service_of(interaction).passages, self.answer_id)
+            asker = interaction_asker(interaction)
+            reply = await asyncio.to_thread(service_of(interaction).passages, self.answer_id, asker)
             await send_reply(interaction, reply, private=True)
 
 
@@ -197,11 +215,12 @@ class RelatedButton(
 async def remember_answer(interaction: discord.Interaction[Any], sent: list[discord.Message], question: str) -> None:
     """A reply to these messages follows up on ``question`` (as after ``/ask``)."""
     remember = getattr(interaction.client, "remember_conversation", None)
+    tenant = interaction_asker(interaction).tenant
     for message in sent:
         key = f"discord:{interaction.channel_id}:{message.id}"
         if callable(remember):
             remember(message.id, key)
-        await asyncio.to_thread(service_of(interaction).state.remember, key, question)
+        await asyncio.to_thread(service_of(interaction).state.remember, key, question, tenant)
 
 
 class SourcesPageButton(

@@ -40,6 +40,7 @@ class Gap:
     scope: str
     closest: list[dict[str, Any]]
     created_at: str
+    tenant: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +54,7 @@ class Gap:
             "scope": self.scope,
             "closest": self.closest,
             "created_at": self.created_at,
+            "tenant": self.tenant,
         }
 
 
@@ -67,13 +69,15 @@ class GapStore:
     def __init__(self, state: BotState) -> None:
         self.state = state
 
-    def record_abstention(self, asker: Asker, answer_id: str, answer: Answer, scope: str = "") -> None:
+    def record_abstention(
+        self, asker: Asker, answer_id: str, answer: Answer, scope: str = "", private: bool = False
+    ) -> None:
         closest = [_citation(asdict(hit.citation)) for hit in answer.closest[:CLOSEST_KEPT]]
         question = answer.standalone_question or answer.question
         with self.state._write() as connection:
             connection.execute(
                 "INSERT INTO gaps (kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
-                "closest_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "closest_json, created_at, tenant, private) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     ABSTAINED,
                     asker.platform,
@@ -85,6 +89,8 @@ class GapStore:
                     scope,
                     json.dumps(closest),
                     utc_now(),
+                    asker.tenant,
+                    int(private),
                 ),
             )
 
@@ -97,9 +103,11 @@ class GapStore:
                     (DOWNVOTED, answer_id, asker.platform, asker.user_id),
                 )
             return
-        stored = self.state.answer(answer_id)
+        stored = self.state.answer(answer_id, asker.tenant)
         if stored is None:
             return
+        # A 👎 on a private answer stays as private as the answer until its asker shares it.
+        private = self.state.answer_is_private(answer_id)
         # The passages the judged answer stood on; an abstention's are its closest ones.
         cited = stored.get("citations") or [hit.get("citation", {}) for hit in stored.get("closest", [])]
         closest = [_citation(citation) for citation in cited[:CLOSEST_KEPT]]
@@ -107,7 +115,7 @@ class GapStore:
         with self.state._write() as connection:
             connection.execute(
                 "INSERT INTO gaps (kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
-                "closest_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, '', ?, ?) "
+                "closest_json, created_at, tenant, private) VALUES (?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?) "
                 "ON CONFLICT(answer_id, platform, user_id) WHERE kind = 'downvoted' DO UPDATE SET "
                 "created_at=excluded.created_at, channel_id=excluded.channel_id",
                 (
@@ -120,19 +128,22 @@ class GapStore:
                     stored.get("refused_by", ""),
                     json.dumps(closest),
                     utc_now(),
+                    asker.tenant,
+                    int(private),
                 ),
             )
 
-    def since(self, moment: datetime) -> list[Gap]:
-        rows = (
-            self.state._connect()
-            .execute(
-                "SELECT id, kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
-                "closest_json, created_at FROM gaps WHERE created_at >= ? ORDER BY created_at, id",
-                (stamp(moment),),
-            )
-            .fetchall()
+    def since(self, moment: datetime, tenant: str | None = None) -> list[Gap]:
+        """Gaps since ``moment``: of one tenant, or (``None``, the operator) of all. A private
+        question is in no report until its asker shares the answer."""
+        query = (
+            "SELECT id, kind, platform, channel_id, user_id, answer_id, question, refused_by, scope, "
+            "closest_json, created_at, tenant FROM gaps WHERE created_at >= ? AND private = 0"
         )
+        args: tuple[str, ...] = (stamp(moment),)
+        if tenant is not None:
+            query, args = query + " AND tenant = ?", (*args, tenant)
+        rows = self.state._connect().execute(query + " ORDER BY created_at, id", args).fetchall()
         return [
             Gap(
                 id=row[0],
@@ -146,22 +157,23 @@ class GapStore:
                 scope=row[8],
                 closest=json.loads(row[9]),
                 created_at=row[10],
+                tenant=row[11],
             )
             for row in rows
         ]
 
-    def votes(self, moment: datetime | None = None) -> list[dict[str, Any]]:
-        """Every vote (newest last) with the answer it judges, as ``byline feedback --json`` prints it."""
-        rows = (
-            self.state._connect()
-            .execute(
-                "SELECT f.answer_id, f.platform, f.user_id, f.vote, f.updated_at, a.user_id, a.question, "
-                "a.created_at, a.answer_json FROM feedback f JOIN answers a ON a.id = f.answer_id "
-                "WHERE f.updated_at >= ? ORDER BY f.updated_at, f.answer_id, f.user_id",
-                (stamp(moment) if moment else "",),
-            )
-            .fetchall()
+    def votes(self, moment: datetime | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
+        """Every vote (newest last) with the answer it judges, as ``byline feedback --json`` prints it:
+        of one tenant's answers, or (``None``, the operator) of all; never on a private answer."""
+        query = (
+            "SELECT f.answer_id, f.platform, f.user_id, f.vote, f.updated_at, a.user_id, a.question, "
+            "a.created_at, a.answer_json, a.tenant FROM feedback f JOIN answers a ON a.id = f.answer_id "
+            "WHERE f.updated_at >= ? AND a.private = 0"
         )
+        args: tuple[str, ...] = (stamp(moment) if moment else "",)
+        if tenant is not None:
+            query, args = query + " AND a.tenant = ?", (*args, tenant)
+        rows = self.state._connect().execute(query + " ORDER BY f.updated_at, f.answer_id, f.user_id", args).fetchall()
         return [
             {
                 "answer_id": row[0],
@@ -174,6 +186,7 @@ class GapStore:
                 "question": row[6],
                 "asked_at": row[7],
                 "answer": json.loads(row[8]),
+                "tenant": row[9],
             }
             for row in rows
         ]

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from retrieval.digest import parse_added_at, window_label
+from retrieval.render import plain
 
 from .gap_store import ABSTAINED, CLOSEST_KEPT, DOWNVOTED, Gap, GapStore, stamp
-from .replies import Reply, TextReply
+from .replies import Reply, TextReply, untrusted
 
 if TYPE_CHECKING:
     from .service import Asker, Service
@@ -184,8 +185,10 @@ def group_line(number: int, group: GapGroup) -> str:
 
 
 def _one_line(text: str, limit: int = 200) -> str:
+    """A question or headline on one line, capped, and marked as not Byline's own words, so that
+    no platform reads markup in it (a question "[Reset your password](https://evil.example)")."""
     text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return untrusted(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def gaps_text(groups: list[GapGroup], since_label: str, limit: int | None = None) -> str:
@@ -202,8 +205,9 @@ def gaps_text(groups: list[GapGroup], since_label: str, limit: int | None = None
     return heading + ":\n\n" + "\n".join(group_line(n, group) for n, group in enumerate(shown, 1))
 
 
-def gap_groups(service: Service, since: datetime) -> list[GapGroup]:
-    return group_gaps(GapStore(service.state).since(since), service.library.embedder.encode)
+def gap_groups(service: Service, since: datetime, tenant: str | None = None) -> list[GapGroup]:
+    """The gaps of one tenant (``None``: every tenant, for the operator's ``byline gaps``), grouped."""
+    return group_gaps(GapStore(service.state).since(since, tenant), service.library.embedder.encode)
 
 
 def _since(text: str, now: datetime) -> datetime:
@@ -224,7 +228,8 @@ def gaps_command(service: Service) -> Callable[[str, Asker], Reply]:
         except ScheduleError as error:
             usage = "/byline gaps" if asker.platform == "slack" else "/gaps"
             return TextReply(f"{error} Usage: `{usage} [TIME]`, e.g. `{usage} 30d`.", private=True, error=True)
-        groups = gap_groups(service, since)
+        # In chat, even an operator sees only this tenant's gaps: the reply lands in its channel.
+        groups = gap_groups(service, since, asker.tenant)
         return TextReply(gaps_text(groups, window_label(since, now), CHAT_GROUPS), private=True)
 
     return run
@@ -278,7 +283,7 @@ def run_cli(service: Service, args: argparse.Namespace) -> int:
                 }
             )
         else:
-            print(gaps_text(groups, window_label(since, now)))
+            print(plain(gaps_text(groups, window_label(since, now))))
         return 0
     votes = GapStore(service.state).votes(since)
     if args.json:
@@ -291,5 +296,5 @@ def run_cli(service: Service, args: argparse.Namespace) -> int:
         outcome = "answered" if answer.get("answered") else f"abstained ({answer.get('refused_by') or 'no reason'})"
         mark = "👍" if vote["value"] > 0 else "👎"
         who = f"{vote['platform']}:{vote['voter']}"
-        print(f"{mark} {vote['voted_at'][:16]} {who} — “{_one_line(vote['question'])}” ({outcome})")
+        print(plain(f"{mark} {vote['voted_at'][:16]} {who} — “{_one_line(vote['question'])}” ({outcome})"))
     return 0

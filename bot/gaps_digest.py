@@ -10,8 +10,11 @@ its restart rule: each run is claimed in the digest history before it is posted,
 due time, so a week is posted at most once, a restart never posts it again, and a week missed
 while Byline was down is posted once at start, marked late. A week without gaps posts nothing.
 
-Each channel gets the gaps of its own platform: the questions one community asked are not
-shown in another's channel.
+Each channel gets the gaps of one tenant (``bot/tenancy.py``): the questions one workspace or
+server asked are never shown in another's channel. An entry names its tenant as
+``slack:TEAM/CHANNEL`` or ``discord:SERVER/CHANNEL``; an entry without one reports the gaps of
+its platform only while they all come from a single tenant (a one-workspace install), and
+otherwise posts nothing and logs which entry to complete.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from retrieval.digest import added_at_text, parse_added_at, window_label
 from .delivery import DeliveryError
 from .digest_schedule import LATE_AFTER, DigestScheduler, RunOutcome, Schedule, ScheduleError, parse_schedule
 from .digest_store import EMPTY, FAILED, SENDING, SENT
-from .gaps import CHAT_GROUPS, Embed, GapStore, gaps_text, group_gaps
+from .gaps import CHAT_GROUPS, Embed, Gap, GapStore, gaps_text, group_gaps
 from .replies import TextReply
 
 log = logging.getLogger("byline.gaps")
@@ -36,13 +39,15 @@ PLATFORMS = ("slack", "discord")
 # "claimed once per due time" index then covers these runs too, and a channel's own digest
 # (``/digest status``) never sees them.
 HISTORY_PREFIX = "gaps:"
-EXAMPLE = "`slack:C0123ABC` or `discord:123456789012345678`"
+EXAMPLE = "`slack:T0123ABC/C0123ABC` or `discord:SERVER_ID/CHANNEL_ID`"
 
 
 @dataclass(frozen=True)
 class Target:
     platform: str
     channel_id: str
+    # The tenant key (bot/tenancy.py) whose gaps this channel gets; "" when the entry named none.
+    tenant: str = ""
 
     @property
     def history_key(self) -> str:
@@ -57,12 +62,16 @@ def parse_targets(text: str) -> list[Target]:
             continue
         platform, sep, channel = entry.partition(":")
         platform, channel = platform.strip().lower(), channel.strip()
+        owner, slash, channel = channel.rpartition("/")
+        if slash and not (owner.isascii() and owner.isalnum()):
+            raise ValueError(f"`{entry[:80]}` is not platform:tenant/channel; write {EXAMPLE}")
         if not sep or platform not in PLATFORMS or not channel or not channel.isascii() or not channel.isalnum():
             raise ValueError(f"`{entry[:80]}` is not platform:channel; write {EXAMPLE}")
-        if platform == "discord" and not channel.isdigit():
-            raise ValueError(f"`{entry[:80]}`: a Discord channel id is a number, e.g. {EXAMPLE}")
-        if Target(platform, channel) not in targets:
-            targets.append(Target(platform, channel))
+        if platform == "discord" and not (channel.isdigit() and (not owner or owner.isdigit())):
+            raise ValueError(f"`{entry[:80]}`: Discord server and channel ids are numbers, e.g. {EXAMPLE}")
+        target = Target(platform, channel, f"{platform}:{owner}" if owner else "")
+        if target not in targets:
+            targets.append(target)
     return targets
 
 
@@ -128,6 +137,26 @@ class GapsDigest:
         previous = self.schedule.latest_at_or_before(due - timedelta(microseconds=1))
         return previous or due - timedelta(days=7)
 
+    def _gaps_for(self, target: Target, since: datetime, now: datetime) -> list[Gap]:
+        """The target tenant's gaps in the window (see the module docstring for unnamed tenants)."""
+        until = added_at_text(now)
+        found = [gap for gap in self.gaps.since(since) if gap.platform == target.platform and gap.created_at < until]
+        if target.tenant:
+            return [gap for gap in found if gap.tenant == target.tenant]
+        tenants = {gap.tenant for gap in found}
+        if len(tenants) > 1:
+            log.warning(
+                "Gaps report for %s:%s skipped: its questions come from %d workspaces or servers, and the entry "
+                'names none. Set BYLINE_GAPS_DIGEST_CHANNEL to %s:TENANT/%s (README, "Tenants").',
+                target.platform,
+                target.channel_id,
+                len(tenants),
+                target.platform,
+                target.channel_id,
+            )
+            return []
+        return found
+
     def _run_one(self, target: Target) -> RunOutcome | None:
         store, now = self.scheduler.store, self.scheduler.clock()
         due = self.schedule.next_after(self._anchor(target))
@@ -147,11 +176,7 @@ class GapsDigest:
         )
         if run_id is None:
             return None  # claimed already: never post a week twice
-        found = [
-            gap
-            for gap in self.gaps.since(since)
-            if gap.platform == target.platform and gap.created_at < added_at_text(now)
-        ]
+        found = self._gaps_for(target, since, now)
         if not found:
             store.finish(run_id, EMPTY)
             return RunOutcome(target.platform, target.channel_id, due, EMPTY, late, 0)

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable
-from socketserver import ThreadingMixIn
 from typing import TYPE_CHECKING, Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from .http_server import serve_in_thread
 from .replies import AnswerReply, TextReply
 
 if TYPE_CHECKING:
@@ -129,22 +128,9 @@ class Health:
 
     def serve(self, host: str, port: int) -> WSGIServer:
         """Serve the two paths on ``host:port`` in a background thread; returns the server."""
-        server = make_server(host, port, self.routes(), server_class=_Server, handler_class=_QuietHandler)
-        thread = threading.Thread(target=server.serve_forever, name="byline-health", daemon=True)
-        thread.start()
+        server = serve_in_thread(host, port, self.routes(), "byline-health")
         log.info("Health and metrics on http://%s:%s%s and %s", host, server.server_port, HEALTH_PATH, METRICS_PATH)
         return server
-
-
-class _Server(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(WSGIRequestHandler):
-    timeout = 15  # a client that stops sending its request is dropped
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        log.debug("HTTP: " + format, *args)
 
 
 # The process's one Health: serve marks readiness, adapters and the poller count into it, and the

@@ -28,7 +28,7 @@ from .service import Asker, Command, Service
 if TYPE_CHECKING:
     from .ingest_queue import IngestQueue
 
-USAGE = "Usage: `/ingest URL` (admins only), e.g. `/ingest https://www.bbc.co.uk/sport/football/123`"
+USAGE = "Usage: `/ingest URL` (operators only), e.g. `/ingest https://www.bbc.co.uk/sport/football/123`"
 # Browsers and servers commonly stop at about 2,000 characters; a longer "URL" is not a page.
 MAX_URL_LENGTH = 2048
 
@@ -52,15 +52,19 @@ def register_ingest(service: Service, fetcher: Fetcher | None = None, queue: Ing
         policy = fetcher or Fetcher.from_env(os.environ)
         return describe(ingest_urls(service.library, [url], policy))
 
-    summary = "add an article from a web page (admins only)"
-    service.register(Command("ingest", "/ingest URL", summary, run, admin_only=True))
+    summary = "add an article from a web page (Byline's operators only: the library is shared)"
+    service.register(Command("ingest", "/ingest URL", summary, run, operator_only=True))
 
 
 def upload_refusal(asker: Asker, filename: str, size: int) -> TextReply | None:
     """Why an attached file will not be read (not an admin, not an article file, too big), or
     None; checked before the file is downloaded where the platform gives its name and size."""
-    if not asker.is_admin:
-        return TextReply("Only Byline admins can add articles.", private=True, error=True)
+    if not asker.is_operator:
+        return TextReply(
+            "Only Byline's operators can add articles: the library is shared by every workspace and server.",
+            private=True,
+            error=True,
+        )
     name, suffix = _upload_name(filename)
     if suffix not in SUPPORTED_SUFFIXES:
         kinds = ", ".join(sorted(SUPPORTED_SUFFIXES))

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
+
+# "scheme://" then user info ending in "@" before the host: the part a URL carries a password in.
+_URL_CREDENTIALS = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/@]+@")
+
+
+def without_credentials(text: str) -> str:
+    """``text`` with the user and password of every URL in it replaced by ***."""
+    return _URL_CREDENTIALS.sub(r"\1***@", text)
 
 
 class RedactSecrets(logging.Filter):
@@ -24,16 +33,18 @@ class RedactSecrets(logging.Filter):
     def _clean(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, "***")
-        return text
+        # Credentials inside any URL (https://user:pass@proxy/…), configured or not: slack_sdk's
+        # retry lines and connection errors print the URL they called.
+        return without_credentials(text)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self.secrets:
-            message = record.getMessage()
-            if record.exc_info and not record.exc_text:
-                record.exc_text = logging.Formatter().formatException(record.exc_info)
-            record.msg, record.args = self._clean(message), ()
-            if record.exc_text:
-                record.exc_text = self._clean(record.exc_text)
+        # Every record, even with no configured secret: the URL rule needs none.
+        message = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        record.msg, record.args = self._clean(message), ()
+        if record.exc_text:
+            record.exc_text = self._clean(record.exc_text)
         return True
 
 

@@ -15,9 +15,10 @@ from .service import Asker, Service
 EXPIRED = "That answer has expired, so its related questions are no longer known. Ask the question in your own words."
 
 
-def related_question(service: Service, answer_id: str, index: int) -> str:
-    """The ``index``-th related question of a stored answer; "" when either is unknown."""
-    stored = service.state.answer(answer_id)
+def related_question(service: Service, answer_id: str, index: int, tenant: str | None = None) -> str:
+    """The ``index``-th related question of a stored answer (given in ``tenant``); "" when either
+    is unknown."""
+    stored = service.state.answer(answer_id, tenant)
     related = stored.get("related") if stored else None
     if not isinstance(related, list) or not 0 <= index < len(related) or not isinstance(related[index], str):
         return ""
@@ -32,12 +33,12 @@ def ask_related(service: Service, answer_id: str, index: int, asker: Asker) -> R
     was not what was checked (and may have no answer). It is then remembered in the conversation,
     so a reply to its answer follows up on it like on any other question.
     """
-    question = related_question(service, answer_id, index)
+    question = related_question(service, answer_id, index, asker.tenant)
     if not question:
         return TextReply(EXPIRED, private=True, error=True)
     reply = service.ask(question, replace(asker, conversation=""))
     if isinstance(reply, AnswerReply):
         reply.asked_by, reply.follow_up = asker.user_id, True
         if asker.conversation:
-            service.state.remember(asker.conversation, reply.answer.standalone_question or question)
+            service.state.remember(asker.conversation, reply.answer.standalone_question or question, asker.tenant)
     return reply

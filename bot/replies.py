@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from retrieval.models import Answer, Article, Citation, Digest, Passage, SearchHit
@@ -44,6 +46,30 @@ class PassagesReply:
     passages: list[tuple[Citation, Passage]] = field(default_factory=list)
     expired: bool = False
     private: bool = True
+
+
+# Text Byline did not write (a user's question, an article's headline) inside a ``TextReply``,
+# between two control characters that ``clean_input`` never lets through: each renderer shows it
+# inert (Discord escapes its Markdown, so "[Reset](https://evil)" is no masked link; Slack swaps
+# its mrkdwn; the terminal drops the marks with every other control character).
+_OPEN, _CLOSE = "\x02", "\x03"
+_MARKED = re.compile("\x02([^\x02\x03]*)\x03")
+
+
+def untrusted(text: str) -> str:
+    """``text`` marked as not Byline's own, for a ``TextReply``."""
+    return _OPEN + text.replace(_OPEN, "").replace(_CLOSE, "") + _CLOSE
+
+
+def render_marked(text: str, own: Callable[[str], str], theirs: Callable[[str], str]) -> str:
+    """``text`` with Byline's own parts through ``own`` and the ``untrusted`` parts through ``theirs``."""
+    parts: list[str] = []
+    position = 0
+    for match in _MARKED.finditer(text):
+        parts += [own(text[position : match.start()]), theirs(match.group(1))]
+        position = match.end()
+    parts.append(own(text[position:]))
+    return "".join(parts).replace(_OPEN, "").replace(_CLOSE, "")
 
 
 @dataclass

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from retrieval.scope import Scope, ScopeError, parse_entry, with_entry
 
 from .replies import Reply, TextReply
+from .tenancy import ANOTHER_TENANT
 
 if TYPE_CHECKING:
     from retrieval.library import Library
@@ -40,14 +41,14 @@ def scope_key(asker: Asker) -> tuple[str, str]:
 
 def channel_scope(state: BotState, asker: Asker) -> Scope | None:
     """The asker's channel scope, or None (the whole library answers there)."""
-    return scope_of_channel(state, *scope_key(asker))
+    return scope_of_channel(state, *scope_key(asker), asker.tenant)
 
 
-def scope_of_channel(state: BotState, platform: str, channel_id: str) -> Scope | None:
-    """A channel's scope (for its digests too), or None."""
+def scope_of_channel(state: BotState, platform: str, channel_id: str, tenant: str) -> Scope | None:
+    """A channel's scope in ``tenant`` (for its digests too), or None."""
     if not channel_id:
         return None
-    row = state.channel_scope(platform, channel_id)
+    row = state.channel_scope(platform, channel_id, tenant)
     return Scope.from_json(row[0]) if row else None
 
 
@@ -77,14 +78,15 @@ class ScopeCommand:
             return _error(f"A scope belongs to a channel: run `{usage} {action}` in the channel it is for.")
         if action == "show":
             return self._show(asker)
-        if not asker.is_admin:
+        if not (asker.is_admin or asker.is_operator):
             return _error(
-                f"Only Byline admins can change which sources answer in this channel (`{usage} {action}`); "
+                "Only this server's or workspace's admins can change which sources answer in this channel "
+                f"(`{usage} {action}`); "
                 f"`{usage} show` shows what it follows."
             )
         setter = f"{asker.platform}:{asker.user_id}"
         if action == "clear":
-            self.state.set_channel_scope(platform, channel, None, setter)
+            self.state.set_channel_scope(platform, channel, None, setter, asker.tenant)
             return TextReply(
                 f"This channel's scope is cleared: answers here come from all "
                 f"{self.library.store.article_count()} articles again.",
@@ -99,7 +101,8 @@ class ScopeCommand:
                 scope = with_entry(scope, *parse_entry(self.library.store, entry))
         except ScopeError as error:
             return _error(f"Nothing was changed. {error}")
-        self.state.set_channel_scope(platform, channel, scope.to_json(), setter)
+        if not self.state.set_channel_scope(platform, channel, scope.to_json(), setter, asker.tenant):
+            return _error(ANOTHER_TENANT)
         return TextReply(self._summary(scope, "This channel now follows"), private=True)
 
     def _show(self, asker: Asker) -> Reply:

@@ -72,6 +72,10 @@ class Asker:
     conversation: str = ""
     # The channel a thread belongs to (Discord threads have their own ids): its scope applies.
     parent_channel: str = ""
+    # The workspace or server the request came from, and whether the asker owns the shared
+    # library (bot/tenancy.py); ``is_admin`` above is admin of this tenant only.
+    tenant: str = ""
+    is_operator: bool = False
 
 
 @dataclass
@@ -80,7 +84,9 @@ class Command:
     usage: str
     summary: str
     run: Callable[[str, Asker], Reply]
+    # Tenant admins (this workspace's or server's channels) / the operator (the shared library).
     admin_only: bool = False
+    operator_only: bool = False
 
 
 @dataclass
@@ -171,9 +177,9 @@ class Service:
             Command(
                 "remove",
                 "/remove ARTICLE…",
-                "remove articles by id, URL or key, logged in the audit log (admins only)",
+                "remove articles by id, URL or key, logged in the audit log (Byline's operators only)",
                 self._remove_command,
-                admin_only=True,
+                operator_only=True,
             )
         )
 
@@ -190,8 +196,15 @@ class Service:
             return TextReply(
                 f"Unknown command `/{shown(name, 40)}`. Try one of: {self._command_list()}.", private=True, error=True
             )
-        if command.admin_only and not asker.is_admin:
-            return TextReply(f"Only Byline admins can use `/{name}`.", private=True, error=True)
+        if command.operator_only and not asker.is_operator:
+            return TextReply(
+                f"Only Byline's operators can use `/{name}`: the article library is shared by every workspace and "
+                'server. Ask the person who runs Byline (README, "Tenants").',
+                private=True,
+                error=True,
+            )
+        if command.admin_only and not (asker.is_admin or asker.is_operator):
+            return TextReply(f"Only this server's or workspace's admins can use `/{name}`.", private=True, error=True)
         if on_queued is not None and command.run == self._ask_command:
             return self._ask_command(args.strip(), asker, on_queued)
         return command.run(args.strip(), asker)
@@ -223,7 +236,7 @@ class Service:
                 private=True,
                 error=True,
             )
-        reply = self.ask(args, asker, on_queued)
+        reply = self.ask(args, asker, on_queued, private=private)
         if isinstance(reply, AnswerReply):
             reply.private = private
         return reply
@@ -285,21 +298,32 @@ class Service:
 
     # -- the work ------------------------------------------------------------------------
 
-    def ask(self, question: str, asker: Asker, on_queued: Callable[[int], None] | None = None) -> Reply:
+    def ask(
+        self,
+        question: str,
+        asker: Asker,
+        on_queued: Callable[[int], None] | None = None,
+        private: bool = False,
+        admitted: bool = False,
+    ) -> Reply:
         """Answer a question; the conversation key gives follow-ups their context.
 
         Rate limits apply per user and per channel; retrieval runs in the bounded pool, and
-        ``on_queued(n)`` is called when n questions are ahead of this one.
+        ``on_queued(n)`` is called when n questions are ahead of this one. A ``private`` question
+        has a conversation of its own (so no public follow-up is read in its light) and stays out
+        of every report until its asker shares the answer. ``admitted``: the caller already spent
+        this question's rate-limit token (``admit``, before a public side effect such as a thread).
         """
         question = clean_input(question).strip()
         if not question:
             return TextReply(
                 "Ask a question in words, e.g. `what did Mourinho say about the referee?`", private=True, error=True
             )
-        wait = self.rate_limiter.check(f"{asker.platform}:{asker.user_id}", f"{asker.platform}:{asker.channel_id}")
-        if wait:
-            return TextReply(f"You're asking fast — try again in {retry_phrase(wait)}.", private=True, error=True)
-        history = self.state.history(asker.conversation) if asker.conversation else []
+        refusal = None if admitted else self.admit(asker)
+        if refusal is not None:
+            return refusal
+        conversation = f"{asker.conversation}:private" if private and asker.conversation else asker.conversation
+        history = self.state.history(conversation, asker.tenant) if conversation else []
         scope = self._scope(asker)
         try:
             # Related questions are checked in the same turn of the pool: they are retrieval too.
@@ -310,14 +334,24 @@ class Service:
             return TextReply("Byline is very busy right now — please try again in a minute.", private=True, error=True)
         except BylineError as error:
             return TextReply(str(error), private=True, error=True)
-        answer_id = self.state.save_answer(asker.platform, asker.user_id, question, answer.to_json())
+        answer_id = self.state.save_answer(
+            asker.platform, asker.user_id, question, answer.to_json(), asker.tenant, private
+        )
         if not answer.answered:
             # Kept for /gaps: what people asked that the articles could not answer.
-            GapStore(self.state).record_abstention(asker, answer_id, answer, " ".join(scope.entries()) if scope else "")
-        if asker.conversation:
+            scope_text = " ".join(scope.entries()) if scope else ""
+            GapStore(self.state).record_abstention(asker, answer_id, answer, scope_text, private)
+        if conversation:
             # The standalone form, so a follow-up to a follow-up still has the whole context.
-            self.state.remember(asker.conversation, answer.standalone_question or question)
+            self.state.remember(conversation, answer.standalone_question or question, asker.tenant)
         return AnswerReply(answer, answer_id)
+
+    def admit(self, asker: Asker) -> TextReply | None:
+        """Spend one question of the asker's and the channel's rate limits; the notice when spent."""
+        wait = self.rate_limiter.check(f"{asker.platform}:{asker.user_id}", f"{asker.platform}:{asker.channel_id}")
+        if wait:
+            return TextReply(f"You're asking fast — try again in {retry_phrase(wait)}.", private=True, error=True)
+        return None
 
     def search(self, query: str, asker: Asker | None = None) -> Reply:
         """The best passages for a query, of the asker's channel scope when it has one."""
@@ -341,9 +375,10 @@ class Service:
         articles, total = self.library.list_articles((page - 1) * SOURCES_PAGE_SIZE, SOURCES_PAGE_SIZE, scope)
         return SourcesReply(articles, page, pages, total)
 
-    def passages(self, answer_id: str) -> PassagesReply:
-        """The passages an answer cited, for the "Show passages" button."""
-        stored = self.state.answer(answer_id)
+    def passages(self, answer_id: str, asker: Asker | None = None) -> PassagesReply:
+        """The passages an answer cited, for the "Show passages" button (of an answer given in
+        the clicker's tenant)."""
+        stored = self.state.answer(answer_id, asker.tenant if asker else None)
         if stored is None:
             return PassagesReply(expired=True)
         answer = answer_from_json(stored)
@@ -351,7 +386,7 @@ class Service:
         return PassagesReply(found, expired=not found and bool(answer.citations))
 
     def feedback(self, answer_id: str, asker: Asker, vote: int) -> TextReply:
-        if not self.state.vote(answer_id, asker.platform, asker.user_id, 1 if vote > 0 else -1):
+        if not self.state.vote(answer_id, asker.platform, asker.user_id, 1 if vote > 0 else -1, asker.tenant):
             return TextReply(
                 "That answer has expired, so the vote was not recorded. Ask again to get a fresh one.", private=True
             )
@@ -369,8 +404,8 @@ class Service:
         Only the asker can share it (only they saw it), and only once, so a double click or a
         replayed button does not post it twice.
         """
-        owner = self.state.answer_owner(answer_id)
-        stored = self.state.answer(answer_id) if owner else None
+        owner = self.state.answer_owner(answer_id, asker.tenant)
+        stored = self.state.answer(answer_id, asker.tenant) if owner else None
         if owner is None or stored is None or owner[0] != asker.platform:
             return TextReply(
                 "That answer has expired, so it can't be shared. Ask again (`/ask private QUESTION`) for a fresh one.",
@@ -379,7 +414,7 @@ class Service:
             )
         if owner[1] != asker.user_id:
             return TextReply("Only the person who asked can share this answer.", private=True, error=True)
-        if not self.state.mark_shared(answer_id, asker.platform, asker.channel_id, asker.user_id):
+        if not self.state.mark_shared(answer_id, asker.platform, asker.channel_id, asker.user_id, asker.tenant):
             return TextReply("You have already shared this answer with the channel.", private=True)
         return AnswerReply(answer_from_json(stored), answer_id, private=False, asked_by=owner[1])
 

@@ -22,6 +22,8 @@ from pydantic import AliasChoices, Field, ValidationError, field_validator, mode
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
+from .tenancy import parse_tenant_admins
+
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 SECRET_VARIABLES = frozenset(
     {
@@ -131,6 +133,10 @@ class EnvSettings(BaseSettings):
     discord_api_url: str = _setting("", "DISCORD_API_URL", "an http(s):// URL")
     discord_gateway_url: str = _setting("", "DISCORD_GATEWAY_URL", "a ws(s):// or http(s):// URL")
     discord_admins: str = _setting("", "BYLINE_DISCORD_ADMINS", "comma-separated numeric Discord user ids")
+    # Admins of one workspace or server only (bot/tenancy.py): they change that tenant's channels.
+    tenant_admins: str = _setting(
+        "", "BYLINE_TENANT_ADMINS", "entries TENANT=USER… separated by ';', e.g. slack:T0123ABC=U0456DEF;discord:12=34"
+    )
     fetch_allowlist: str = _setting("", "BYLINE_FETCH_ALLOWLIST", "comma-separated host names, IPs or CIDR ranges")
     fetch_timeout: float = _setting(10.0, "BYLINE_FETCH_TIMEOUT", "a number of seconds above 0")
     fetch_deadline: float = _setting(20.0, "BYLINE_FETCH_DEADLINE", "a number of seconds above 0")
@@ -283,6 +289,12 @@ class EnvSettings(BaseSettings):
         for entry in (part.strip() for part in value.split(",")):
             if entry and not (entry.isascii() and entry.isalnum()):
                 raise ValueError(entry)
+        return value
+
+    @field_validator("tenant_admins", mode="after")
+    @classmethod
+    def _tenant_admins(cls, value: str) -> str:
+        parse_tenant_admins(value)  # raises ValueError naming the bad entry
         return value
 
     @field_validator("http_host", mode="after")

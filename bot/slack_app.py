@@ -21,9 +21,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from socketserver import ThreadingMixIn
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.simple_server import WSGIServer
 
 from slack_bolt import Ack, App, BoltContext, BoltRequest, BoltResponse, Respond
 from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -45,7 +44,9 @@ from .autoreply import is_question
 from .config import Settings
 from .delivery import DeliveryError
 from .event_dedupe import SIGNATURE_PREFIX, EventDedupe, RecentIds
+from .http_server import serve_in_thread
 from .limits import handler_threads, place_in_line
+from .logs import without_credentials
 from .replies import Reply, TextReply
 from .service import Asker, Service
 from .slack_http_guard import SlackHttpGuard
@@ -60,10 +61,13 @@ from .slack_render import (
     SlackMessage,
     render,
 )
+from .tenancy import is_listed_admin, slack_body_tenant
 
 log = logging.getLogger("byline.slack")
 
 PLATFORM = "slack"
+# The workspace (tenant key, bot/tenancy.py) of the request a pool thread is handling.
+_REQUEST_TENANT: contextvars.ContextVar[str] = contextvars.ContextVar("byline_slack_tenant", default="slack:")
 EVENTS_PATH = "/slack/events"
 WORKING_REACTION = "eyes"
 WORKING_AFTER_S = 1.0
@@ -214,7 +218,8 @@ class SlackAdapter:
             ) from None
         except OSError as error:
             raise SlackSetupError(
-                f"Cannot reach the Slack API at {self.settings.slack_api_url} ({type(error).__name__}): "
+                f"Cannot reach the Slack API at {without_credentials(self.settings.slack_api_url)} "
+                f"({type(error).__name__}): "
                 "check SLACK_API_URL."
             ) from None
         return str(result.get("user_id", ""))
@@ -269,19 +274,38 @@ class SlackAdapter:
         return listener
 
     def _run(self, work: Work, body: dict[str, Any], respond: Respond, workspace: Workspace | None = None) -> None:
+        found = slack_body_tenant(body, *((workspace.team_id, workspace.enterprise_id) if workspace else ()))
+        tenant = _REQUEST_TENANT.set(found)
         try:
             with serving(workspace):
                 work(body, respond)
         except Exception:
             # A future swallows exceptions; log it so a failing handler is never silent.
             log.exception("Slack: handling a %s failed.", body.get("type") or body.get("command") or "request")
+        finally:
+            _REQUEST_TENANT.reset(tenant)
 
     def _on_error(self, error: Exception, body: dict[str, Any]) -> None:
         log.error("Slack: a handler failed on a %s: %s", body.get("type", "request"), error, exc_info=error)
 
     def asker(self, user_id: str, channel_id: str, conversation: str = "") -> Asker:
-        is_admin = user_id in self.settings.slack_admins
-        return Asker(PLATFORM, user_id, channel_id, is_admin=is_admin, conversation=conversation)
+        """The asker of the request being handled, with its workspace (tenant) and roles there
+        (bot/tenancy.py): operators are ``BYLINE_SLACK_ADMINS``; a workspace's admins are whoever
+        installed Byline there and whoever ``BYLINE_TENANT_ADMINS`` lists for it."""
+        tenant = _REQUEST_TENANT.get()
+        is_operator = user_id in self.settings.slack_admins
+        team = tenant.removeprefix("slack:")
+        installer = self.oauth is not None and bool(team) and self.oauth.installations.is_installer(team, user_id)
+        listed = is_listed_admin(self.settings.tenant_admins, tenant, user_id)
+        return Asker(
+            PLATFORM,
+            user_id,
+            channel_id,
+            is_admin=is_operator or installer or listed,
+            conversation=conversation,
+            tenant=tenant,
+            is_operator=is_operator,
+        )
 
     # -- events --------------------------------------------------------------------------
 
@@ -310,11 +334,14 @@ class SlackAdapter:
             return  # an app_mention, which on_mention answers
         if not thread_ts:
             # A top-level message: answered only in a question channel, and only if it asks something.
-            if self.service.state.is_autoreply(PLATFORM, channel) and is_question(question_text(event.get("text", ""))):
+            tenant = _REQUEST_TENANT.get()
+            if self.service.state.is_autoreply(PLATFORM, channel, tenant) and is_question(
+                question_text(event.get("text", ""))
+            ):
                 self._answer(event, f"slack:{channel}:{event['ts']}", event["ts"])
             return
         conversation = f"slack:{channel}:{thread_ts}"
-        if self.service.state.history(conversation):
+        if self.service.state.history(conversation, _REQUEST_TENANT.get()):
             self._answer(event, conversation, thread_ts)
 
     def _answer(self, event: dict[str, Any], conversation: str, thread_ts: str | None) -> None:
@@ -402,7 +429,9 @@ class SlackAdapter:
 
     def on_show_passages(self, body: dict[str, Any], respond: Respond) -> None:
         answer_id = body["actions"][0].get("value", "")
-        self._respond(respond, self.service.passages(answer_id), force_private=True)
+        user = body.get("user", {}).get("id", "")
+        channel = (body.get("channel") or {}).get("id", "")
+        self._respond(respond, self.service.passages(answer_id, self.asker(user, channel)), force_private=True)
 
     def on_vote(self, body: dict[str, Any], respond: Respond) -> None:
         action = body["actions"][0]
@@ -445,7 +474,7 @@ class SlackAdapter:
 
     # -- transports ----------------------------------------------------------------------
 
-    def start_http(self, host: str, port: int) -> _ThreadingWSGIServer:
+    def start_http(self, host: str, port: int) -> WSGIServer:
         """Serves ``/slack/events`` on ``host:port`` in a background thread; returns the server.
 
         Requests pass ``SlackHttpGuard`` (length, timestamp, signature, replay, shape) before bolt;
@@ -460,15 +489,7 @@ class SlackAdapter:
         )
         from .health import HEALTH  # /healthz and /metrics share this port (the same BYLINE_HTTP_PORT)
 
-        server = make_server(
-            host,
-            port,
-            HEALTH.routes(guarded),
-            server_class=_ThreadingWSGIServer,
-            handler_class=_QuietHandler,
-        )
-        thread = threading.Thread(target=server.serve_forever, name="byline-slack-http", daemon=True)
-        thread.start()
+        server = serve_in_thread(host, port, HEALTH.routes(guarded), "byline-slack-http")
         log.info("Slack: HTTP Events API listening on http://%s:%s%s", host, server.server_port, EVENTS_PATH)
         return server
 
@@ -520,12 +541,6 @@ def _first(values: Sequence[str] | None) -> str:
     return values[0] if values else ""
 
 
-class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
-    """wsgiref's server, one thread per request, so a slow client never delays another's ack."""
-
-    daemon_threads = True
-
-
 class _BoltWsgi(SlackRequestHandler):
     """bolt's WSGI adapter, answering 400 to a signed body bolt cannot read.
 
@@ -543,16 +558,6 @@ class _BoltWsgi(SlackRequestHandler):
             log.warning("Slack HTTP: a signed request bolt cannot read (%s); answered 400.", type(error).__name__)
             return BoltResponse(status=400, body="signed, but not a request Slack sends\n")
         return self.app.dispatch(bolt_request)
-
-
-class _QuietHandler(WSGIRequestHandler):
-    """Request lines go to our logger at debug level instead of stderr."""
-
-    # Seconds a socket read may wait: a client that stops sending its request is dropped.
-    timeout = 15
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        log.debug("Slack HTTP: " + format, *args)
 
 
 def check_settings(settings: Settings) -> None:

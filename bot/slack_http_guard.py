@@ -58,6 +58,8 @@ LOG_EVERY_S = 1.0
 REMEMBERED_SIGNATURES = 20_000
 # Source addresses whose last log line is remembered; beyond this, others share one entry.
 LOGGED_ADDRESSES = 4_096
+# Install pages (GET /slack/install, /slack/oauth_redirect) one address may open a minute.
+PAGES_PER_MINUTE = 20
 OTHER_ADDRESSES = "other addresses"
 
 _LENGTH = re.compile(r"[0-9]{1,12}")
@@ -85,7 +87,30 @@ _STATUS_TEXT = {
     409: "Conflict",
     411: "Length Required",
     413: "Content Too Large",
+    429: "Too Many Requests",
 }
+
+
+class PageRate:
+    """Install pages opened per address: at most ``per_minute`` in any minute. Bounded: past
+    ``size`` addresses the map is cleared (a flood from many addresses then meets the cap on
+    pending OAuth states instead, ``slack_installations.MAX_PENDING_STATES``)."""
+
+    def __init__(self, per_minute: int = PAGES_PER_MINUTE, size: int = LOGGED_ADDRESSES) -> None:
+        self.per_minute, self.size = per_minute, size
+        self._opened: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def allow(self, address: str, now: float) -> bool:
+        with self._lock:
+            if len(self._opened) > self.size:
+                self._opened.clear()
+            recent = [moment for moment in self._opened.get(address, []) if now - moment < 60]
+            allowed = len(recent) < self.per_minute
+            if allowed:
+                recent.append(now)
+            self._opened[address] = recent
+            return allowed
 
 
 class SignatureLedger:
@@ -198,6 +223,7 @@ class SlackHttpGuard:
         # replayed to another worker is refused too; None: this process's ledger only.
         self.shared_signatures = shared_signatures
         self.refusals = RefusalLog()
+        self.page_rate = PageRate()
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         outcome = self._check(environ)
@@ -214,6 +240,9 @@ class SlackHttpGuard:
     def _check(self, environ: WSGIEnvironment) -> Refusal | bytes | _BrowserPage:
         """The request's body if it may go on to bolt, or why not."""
         if environ.get("PATH_INFO", "") in self.browser_paths:
+            if not self.page_rate.allow(str(environ.get("REMOTE_ADDR", "?")), time.monotonic()):
+                wait = (("Retry-After", "60"),)
+                return Refusal(429, "too many install page requests from this address; wait a minute", wait)
             return _browser_request(environ)
         if environ.get("PATH_INFO", "") != self.path:
             return Refusal(404, f"only {self.path} is served here")

@@ -69,15 +69,31 @@ class SlackInstallations(InstallationStore):
         """Opens every stored installation once (at start-up); returns how many there are.
 
         ``TokenKeyError`` when the key does not open them: better one clear line at start than
-        every workspace going silent later. Nothing is changed either way."""
-        rows = self.state._connect().execute(
-            "SELECT sealed FROM slack_installations WHERE client_id=?", (self.client_id,)
+        every workspace going silent later, and nothing is changed. When they open, those sealed
+        with an older key of ``BYLINE_TOKEN_KEY`` are sealed again with the first one, in one
+        write, so that after one start with ``new,old`` the old key can be dropped."""
+        rows = (
+            self.state._connect()
+            .execute(
+                "SELECT enterprise_id, team_id, user_id, sealed FROM slack_installations WHERE client_id=?",
+                (self.client_id,),
+            )
+            .fetchall()
         )
-        count = 0
-        for (sealed,) in rows:
-            self.cipher.open(sealed)
-            count += 1
-        return count
+        resealed = [
+            (again, self.client_id, row[0], row[1], row[2])
+            for row in rows
+            if (again := self.cipher.resealed(row[3])) is not None
+        ]
+        if resealed:
+            with self.state._write() as connection:
+                connection.executemany(
+                    "UPDATE slack_installations SET sealed=? "
+                    "WHERE client_id=? AND enterprise_id=? AND team_id=? AND user_id=?",
+                    resealed,
+                )
+            log.info("Slack: %d stored installation(s) sealed again with the first BYLINE_TOKEN_KEY.", len(resealed))
+        return len(rows)
 
     def _open(self, sealed: str) -> Installation:
         return Installation(**json.loads(self.cipher.open(sealed)))
@@ -112,6 +128,18 @@ class SlackInstallations(InstallationStore):
             if installation.bot_token:
                 return installation.to_bot()
         return None
+
+    def is_installer(self, team_id: str, user_id: str) -> bool:
+        """True when ``user_id`` installed Byline in workspace ``team_id``: that workspace's admin."""
+        row = (
+            self.state._connect()
+            .execute(
+                "SELECT 1 FROM slack_installations WHERE client_id=? AND team_id=? AND user_id=?",
+                (self.client_id, team_id, user_id),
+            )
+            .fetchone()
+        )
+        return row is not None
 
     def teams(self) -> list[tuple[str, str]]:
         """(enterprise id, team id) of every workspace with a bot installed."""
@@ -248,6 +276,10 @@ class SlackInstallations(InstallationStore):
         return self.find_bot(enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=team_id is None)
 
 
+# Install pages opened and not finished, kept at most (each row is one OAuth ``state``).
+MAX_PENDING_STATES = 1_000
+
+
 class OAuthStates(OAuthStateStore):
     """bolt's OAuth ``state`` store over the ``slack_oauth_states`` table: each state works once."""
 
@@ -265,6 +297,15 @@ class OAuthStates(OAuthStateStore):
         with self.state._write() as connection:
             connection.execute("DELETE FROM slack_oauth_states WHERE expires_at < ?", (now,))
             connection.execute("INSERT INTO slack_oauth_states VALUES (?, ?)", (value, now + self.expiration_seconds))
+            # Anyone can open the install page, so pending states are bounded: past the cap the
+            # oldest go (that person starts the install again), and the table never grows.
+            (pending,) = connection.execute("SELECT COUNT(*) FROM slack_oauth_states").fetchone()
+            if pending > MAX_PENDING_STATES:
+                connection.execute(
+                    "DELETE FROM slack_oauth_states WHERE state IN "
+                    "(SELECT state FROM slack_oauth_states ORDER BY expires_at LIMIT ?)",
+                    (pending - MAX_PENDING_STATES,),
+                )
         return value
 
     def consume(self, state: str) -> bool:
@@ -278,4 +319,4 @@ class OAuthStates(OAuthStateStore):
         return cursor.rowcount == 1
 
 
-__all__ = ["STATE_SECONDS", "OAuthStates", "SlackInstallations"]
+__all__ = ["MAX_PENDING_STATES", "STATE_SECONDS", "OAuthStates", "SlackInstallations"]

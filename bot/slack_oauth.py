@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -218,6 +219,10 @@ def _page(title: str, text: str, link: str = "") -> str:
     )
 
 
+# Slack's error codes ("access_denied", "invalid_code"): lower-case words joined by "_", short.
+_REASON = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
 class Pages(CallbackOptions):
     """The page after the install: Byline's own words, not bolt's "Oops, Something Went Wrong!"."""
 
@@ -239,7 +244,9 @@ class Pages(CallbackOptions):
         return self._response(200, _page(f"Byline is installed in {where}", text))
 
     def refused(self, args: FailureArgs) -> BoltResponse:
-        reason = args.reason
+        # bolt reads ``?error=`` before it checks the OAuth state, so the reason may be anyone's
+        # text (a newline forging a log line, an ESC, 30 KB): only Slack's own shape is kept.
+        reason = args.reason if _REASON.fullmatch(args.reason or "") else "unrecognised"
         log.warning("Slack: an install was refused (%s).", reason)
         text = _FAILURES.get(reason, f"Slack reported a problem ({reason}), so nothing was installed.")
         return self._response(args.suggested_status_code, _page("Byline was not installed", text, "Start again"))

@@ -31,7 +31,16 @@ from retrieval.render import (
 )
 
 from .platforms import layout
-from .replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from .replies import (
+    AnswerReply,
+    DigestReply,
+    PassagesReply,
+    Reply,
+    SearchReply,
+    SourcesReply,
+    TextReply,
+    render_marked,
+)
 
 SECTION_LIMIT = 3000
 BLOCK_LIMIT = 50
@@ -324,11 +333,11 @@ def _passage_units(passage: Passage) -> list[str]:
 
 
 def render_text(reply: TextReply) -> list[SlackMessage]:
-    text = escape(reply.text)
+    text = render_marked(reply.text, escape, data)
     prefix = "⚠️ " if reply.error else ""
     return split_messages(
         pack_sections([prefix + line for line in text.split("\n\n")]),
-        _fallback(reply.text, article=False),
+        _fallback(render_marked(reply.text, str, str), article=False),
         reply.private,
     )
 

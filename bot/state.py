@@ -155,6 +155,27 @@ _MIGRATIONS = [
         PRIMARY KEY (platform, channel_id)
     );
     """,
+    # Tenants (bot/tenancy.py): every row that belongs to a workspace or server carries its tenant
+    # key, and every read filters by it. Private answers and their gaps are marked so that no
+    # report shows them unless their asker shared them. Old rows get "" (see bot/tenancy.py).
+    """
+    ALTER TABLE answers ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    ALTER TABLE answers ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE feedback ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    ALTER TABLE conversations ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    ALTER TABLE autoreply_channels ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    ALTER TABLE shares ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    ALTER TABLE gaps ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    ALTER TABLE gaps ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE channel_scopes ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    ALTER TABLE digest_subscriptions ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    ALTER TABLE digest_runs ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+    UPDATE gaps
+        SET tenant = 'slack:' || (SELECT team_id FROM slack_channel_teams t WHERE t.channel_id = gaps.channel_id)
+        WHERE platform = 'slack' AND channel_id IN (SELECT channel_id FROM slack_channel_teams);
+    CREATE INDEX gaps_tenant ON gaps(tenant, created_at);
+    CREATE INDEX conversations_tenant_key ON conversations(tenant, key, asked_at);
+    """,
 ]
 
 HISTORY_TURNS = 4
@@ -169,89 +190,135 @@ class BotState(Database):
         # Columns are read by position here, so plain tuples rather than named rows.
         super().__init__(location, _MIGRATIONS, named_rows=False, name="state")
 
-    def save_answer(self, platform: str, user_id: str, question: str, answer: dict[str, Any]) -> str:
+    def save_answer(
+        self,
+        platform: str,
+        user_id: str,
+        question: str,
+        answer: dict[str, Any],
+        tenant: str = "",
+        private: bool = False,
+    ) -> str:
         answer_id = uuid.uuid4().hex[:16]
         with self._write() as connection:
             connection.execute(
-                "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
-                (answer_id, platform, user_id, question, json.dumps(answer), utc_now()),
+                "INSERT INTO answers (id, platform, user_id, question, answer_json, created_at, tenant, private) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (answer_id, platform, user_id, question, json.dumps(answer), utc_now(), tenant, int(private)),
             )
         return answer_id
 
-    def answer(self, answer_id: str) -> dict[str, Any] | None:
-        row = self._connect().execute("SELECT answer_json FROM answers WHERE id=?", (answer_id,)).fetchone()
+    def answer(self, answer_id: str, tenant: str | None = None) -> dict[str, Any] | None:
+        """A stored answer; with ``tenant``, only one given in that tenant (a button clicked
+        elsewhere with a copied id finds nothing). ``None``: any (the operator)."""
+        query, args = "SELECT answer_json FROM answers WHERE id=?", [answer_id]
+        if tenant is not None:
+            query, args = query + " AND tenant=?", [answer_id, tenant]
+        row = self._connect().execute(query, args).fetchone()
         return json.loads(row[0]) if row else None
 
-    def answer_owner(self, answer_id: str) -> tuple[str, str] | None:
-        """(platform, user_id) of whoever asked, or None when the answer is unknown."""
-        row = self._connect().execute("SELECT platform, user_id FROM answers WHERE id=?", (answer_id,)).fetchone()
+    def answer_owner(self, answer_id: str, tenant: str | None = None) -> tuple[str, str] | None:
+        """(platform, user_id) of whoever asked, or None when the answer is unknown (in ``tenant``)."""
+        query, args = "SELECT platform, user_id FROM answers WHERE id=?", [answer_id]
+        if tenant is not None:
+            query, args = query + " AND tenant=?", [answer_id, tenant]
+        row = self._connect().execute(query, args).fetchone()
         return (row[0], row[1]) if row else None
 
-    def mark_shared(self, answer_id: str, platform: str, channel_id: str, user_id: str) -> bool:
-        """Record that an answer was shared; False when it already was (nothing is recorded)."""
+    def answer_is_private(self, answer_id: str) -> bool:
+        row = self._connect().execute("SELECT private FROM answers WHERE id=?", (answer_id,)).fetchone()
+        return bool(row and row[0])
+
+    def mark_shared(self, answer_id: str, platform: str, channel_id: str, user_id: str, tenant: str = "") -> bool:
+        """Record that an answer was shared; False when it already was (nothing is recorded).
+
+        A shared private answer is public from then on: its gaps may show in the tenant's report."""
         with self._write() as connection:
             cursor = connection.execute(
-                "INSERT INTO shares VALUES (?, ?, ?, ?, ?) ON CONFLICT(answer_id) DO NOTHING",
-                (answer_id, platform, channel_id, user_id, utc_now()),
+                "INSERT INTO shares (answer_id, platform, channel_id, user_id, shared_at, tenant) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(answer_id) DO NOTHING",
+                (answer_id, platform, channel_id, user_id, utc_now(), tenant),
             )
+            if cursor.rowcount == 1:
+                connection.execute("UPDATE answers SET private=0 WHERE id=?", (answer_id,))
+                connection.execute("UPDATE gaps SET private=0 WHERE answer_id=?", (answer_id,))
         return cursor.rowcount == 1
 
-    def set_autoreply(self, platform: str, channel_id: str, on: bool, set_by: str) -> None:
+    def set_autoreply(self, platform: str, channel_id: str, on: bool, set_by: str, tenant: str = "") -> bool:
+        """Turn a question channel on or off; False when another tenant owns the channel's row
+        (a Slack Connect channel shared by two workspaces: the first one to set it keeps it)."""
         with self._write() as connection:
             if on:
-                connection.execute(
-                    "INSERT INTO autoreply_channels VALUES (?, ?, ?, ?) ON CONFLICT(platform, channel_id) "
-                    "DO UPDATE SET set_by=excluded.set_by, updated_at=excluded.updated_at",
-                    (platform, channel_id, set_by, utc_now()),
+                cursor = connection.execute(
+                    "INSERT INTO autoreply_channels (platform, channel_id, set_by, updated_at, tenant) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT(platform, channel_id) DO UPDATE SET set_by=excluded.set_by, "
+                    "updated_at=excluded.updated_at, tenant=excluded.tenant "
+                    "WHERE autoreply_channels.tenant IN (excluded.tenant, '')",
+                    (platform, channel_id, set_by, utc_now(), tenant),
                 )
-            else:
-                connection.execute(
-                    "DELETE FROM autoreply_channels WHERE platform=? AND channel_id=?", (platform, channel_id)
-                )
+                return cursor.rowcount > 0
+            connection.execute(
+                "DELETE FROM autoreply_channels WHERE platform=? AND channel_id=? AND tenant IN (?, '')",
+                (platform, channel_id, tenant),
+            )
+            return True
 
-    def is_autoreply(self, platform: str, channel_id: str) -> bool:
+    def is_autoreply(self, platform: str, channel_id: str, tenant: str = "") -> bool:
         row = (
             self._connect()
-            .execute("SELECT 1 FROM autoreply_channels WHERE platform=? AND channel_id=?", (platform, channel_id))
+            .execute(
+                "SELECT 1 FROM autoreply_channels WHERE platform=? AND channel_id=? AND tenant IN (?, '')",
+                (platform, channel_id, tenant),
+            )
             .fetchone()
         )
         return row is not None
 
-    def set_channel_scope(self, platform: str, channel_id: str, scope_json: str | None, set_by: str) -> None:
-        """Store a channel's scope (``None``: clear it, so the whole library answers there)."""
+    def set_channel_scope(
+        self, platform: str, channel_id: str, scope_json: str | None, set_by: str, tenant: str = ""
+    ) -> bool:
+        """Store a channel's scope (``None``: clear it, so the whole library answers there);
+        False when another tenant owns the channel's row (see ``set_autoreply``)."""
         with self._write() as connection:
             if scope_json is None:
                 connection.execute(
-                    "DELETE FROM channel_scopes WHERE platform=? AND channel_id=?", (platform, channel_id)
+                    "DELETE FROM channel_scopes WHERE platform=? AND channel_id=? AND tenant IN (?, '')",
+                    (platform, channel_id, tenant),
                 )
-                return
-            connection.execute(
-                "INSERT INTO channel_scopes VALUES (?, ?, ?, ?, ?) ON CONFLICT(platform, channel_id) "
-                "DO UPDATE SET scope_json=excluded.scope_json, set_by=excluded.set_by, updated_at=excluded.updated_at",
-                (platform, channel_id, scope_json, set_by, utc_now()),
+                return True
+            cursor = connection.execute(
+                "INSERT INTO channel_scopes (platform, channel_id, scope_json, set_by, updated_at, tenant) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(platform, channel_id) DO UPDATE SET "
+                "scope_json=excluded.scope_json, set_by=excluded.set_by, updated_at=excluded.updated_at, "
+                "tenant=excluded.tenant WHERE channel_scopes.tenant IN (excluded.tenant, '')",
+                (platform, channel_id, scope_json, set_by, utc_now(), tenant),
             )
+            return cursor.rowcount > 0
 
-    def channel_scope(self, platform: str, channel_id: str) -> tuple[str, str, str] | None:
-        """(scope JSON, set by, updated at) of a channel, or None when it has no scope."""
+    def channel_scope(self, platform: str, channel_id: str, tenant: str = "") -> tuple[str, str, str] | None:
+        """(scope JSON, set by, updated at) of a channel in ``tenant``, or None when it has no scope."""
         row = (
             self._connect()
             .execute(
-                "SELECT scope_json, set_by, updated_at FROM channel_scopes WHERE platform=? AND channel_id=?",
-                (platform, channel_id),
+                "SELECT scope_json, set_by, updated_at FROM channel_scopes "
+                "WHERE platform=? AND channel_id=? AND tenant IN (?, '')",
+                (platform, channel_id, tenant),
             )
             .fetchone()
         )
         return (row[0], row[1], row[2]) if row else None
 
-    def vote(self, answer_id: str, platform: str, user_id: str, vote: int) -> bool:
-        """Record or change a user's vote; False when the answer is unknown."""
-        if self.answer(answer_id) is None:
+    def vote(self, answer_id: str, platform: str, user_id: str, vote: int, tenant: str | None = None) -> bool:
+        """Record or change a user's vote; False when the answer is unknown (in ``tenant``)."""
+        if self.answer(answer_id, tenant) is None:
             return False
         with self._write() as connection:
             connection.execute(
-                "INSERT INTO feedback VALUES (?, ?, ?, ?, ?) ON CONFLICT(answer_id, platform, user_id) "
-                "DO UPDATE SET vote=excluded.vote, updated_at=excluded.updated_at",
-                (answer_id, platform, user_id, vote, utc_now()),
+                "INSERT INTO feedback (answer_id, platform, user_id, vote, updated_at, tenant) "
+                "VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(answer_id, platform, user_id) DO UPDATE SET vote=excluded.vote, "
+                "updated_at=excluded.updated_at",
+                (answer_id, platform, user_id, vote, utc_now(), tenant or ""),
             )
         return True
 
@@ -259,20 +326,24 @@ class BotState(Database):
         rows = self._connect().execute("SELECT user_id, vote FROM feedback WHERE answer_id=?", (answer_id,))
         return {row[0]: row[1] for row in rows}
 
-    def history(self, key: str) -> list[str]:
+    def history(self, key: str, tenant: str = "") -> list[str]:
         rows = (
             self._connect()
             .execute(
-                "SELECT question FROM conversations WHERE key=? ORDER BY asked_at DESC, rowid DESC LIMIT ?",
-                (key, HISTORY_TURNS),
+                "SELECT question FROM conversations WHERE tenant=? AND key=? "
+                "ORDER BY asked_at DESC, rowid DESC LIMIT ?",
+                (tenant, key, HISTORY_TURNS),
             )
             .fetchall()
         )
         return [row[0] for row in reversed(rows)]
 
-    def remember(self, key: str, question: str) -> None:
+    def remember(self, key: str, question: str, tenant: str = "") -> None:
         with self._write() as connection:
-            connection.execute("INSERT INTO conversations VALUES (?, ?, ?)", (key, question, utc_now()))
+            connection.execute(
+                "INSERT INTO conversations (key, question, asked_at, tenant) VALUES (?, ?, ?, ?)",
+                (key, question, utc_now(), tenant),
+            )
 
     def prune(self, days: int, now: datetime | None = None) -> int:
         """Forget questions, answers, votes and user ids older than ``days`` (``BYLINE_RETENTION_DAYS``).

@@ -15,6 +15,7 @@ from .platforms.layout import ReplyRenderers
 from .related_actions import ask_related
 from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
 from .service import Asker, Service
+from .tenancy import OPERATOR
 
 PROMPT = "you> "
 log = logging.getLogger("byline.terminal")
@@ -97,7 +98,10 @@ def chat(
     With ``warm`` the model loads in the background while the first question is typed (``serve``
     starts its own warm-up and passes False). ``reading["reading"]`` is True while the chat waits
     for a line, so a SIGTERM handler knows nothing is in flight."""
-    asker = Asker("terminal", "local", "terminal", is_admin=True, conversation="terminal")
+    # The terminal is the operator (bot/tenancy.py): it owns the library, as the CLI does.
+    asker = Asker(
+        "terminal", "local", "terminal", is_admin=True, conversation="terminal", tenant=OPERATOR, is_operator=True
+    )
     _tolerate_bad_bytes(stdin, stdout)
     warm_up = _start_warm_up(service) if warm else None
     try:
@@ -140,6 +144,9 @@ def _chat_loop(service: Service, asker: Asker, stdin: TextIO, stdout: TextIO, re
         if line.lower() in {"/quit", "/exit", "quit", "exit"}:
             break
         try:
+            # A `byline ingest` or `remove` on the same data dir while chatting is seen at the next
+            # line (one cheap query when nothing changed), as `serve` sees it every few seconds.
+            service.library.catch_up()
             note = ""
             if last is not None and line.isascii() and line.isdigit() and len(line) <= 3:
                 note, reply = _related_reply(service, asker, last, line)

@@ -43,10 +43,24 @@ class TokenCipher:
         problem = key_problem(keys)
         if problem:
             raise TokenKeyError(f"BYLINE_TOKEN_KEY: {problem}. Make one with: {MAKE_A_KEY}")
-        self._fernet = MultiFernet([Fernet(part.strip().encode()) for part in keys.split(",") if part.strip()])
+        fernets = [Fernet(part.strip().encode()) for part in keys.split(",") if part.strip()]
+        self._fernet = MultiFernet(fernets)
+        self._primary = fernets[0]
 
     def seal(self, plain: str) -> str:
         return self._fernet.encrypt(plain.encode()).decode("ascii")
+
+    def resealed(self, sealed: str) -> str | None:
+        """``sealed`` sealed again with the first key when an older key sealed it; None when the
+        first key already did. ``TokenKeyError`` when no key opens it. This is what completes a
+        rotation: once every value is resealed, the old key can be dropped."""
+        try:
+            self._primary.decrypt(sealed.encode("ascii"))
+            return None
+        except (InvalidToken, UnicodeError):
+            pass
+        self.open(sealed)  # raises TokenKeyError, with its message, when no key opens it
+        return self._fernet.rotate(sealed.encode("ascii")).decode("ascii")
 
     def open(self, sealed: str) -> str:
         """The plain text; ``TokenKeyError`` when no configured key opens it (or it was altered)."""

@@ -20,6 +20,7 @@ from qdrant_client.http.exceptions import ApiException
 from .embedder import DIMENSION
 from .errors import BylineError
 from .ports import IdSet
+from .postgres import redacted
 
 SENTENCES = "sentences"
 # Points per upsert request: a server request of 512 384-d vectors is ~1.5 MB of JSON.
@@ -58,7 +59,14 @@ def open_client(
     # Compatibility is checked by the first real request, with a clear message, rather than by
     # the client's own warning at start-up.
     client = QdrantClient(url=url, api_key=api_key, timeout=timeout, check_compatibility=False)
-    return client, f"the Qdrant server at {url}"
+    # The URL may carry credentials (https://user:pass@host): messages name it without them.
+    return client, f"the Qdrant server at {redacted(url)}"
+
+
+def _no_url(error: BaseException, url: str | None) -> str:
+    """An error's text with the server URL (and any credentials in it) taken out."""
+    text = str(error)
+    return text.replace(url, redacted(url)) if url else text
 
 
 class QdrantIndex:
@@ -95,7 +103,7 @@ class QdrantIndex:
         except (ApiException, OSError) as error:
             client.close()
             raise QdrantUnavailable(
-                f"Could not reach {where} ({error}): start the server, or correct BYLINE_QDRANT_URL."
+                f"Could not reach {where} ({_no_url(error, url)}): start the server, or correct BYLINE_QDRANT_URL."
             ) from None
         except QdrantUnavailable:
             client.close()

@@ -57,7 +57,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException
 
 from .ports import IdSet
-from .qdrant_index import QdrantUnavailable, open_client
+from .qdrant_index import QdrantUnavailable, _no_url, open_client
 
 PASSAGES = "passages"
 TERMS = "terms"
@@ -241,7 +241,7 @@ class QdrantKeywordIndex:
         except (ApiException, OSError) as error:
             client.close()
             raise QdrantUnavailable(
-                f"Could not reach {where} ({error}): start the server, or correct BYLINE_QDRANT_URL."
+                f"Could not reach {where} ({_no_url(error, url)}): start the server, or correct BYLINE_QDRANT_URL."
             ) from None
         except QdrantUnavailable:
             client.close()

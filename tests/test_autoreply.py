@@ -32,6 +32,10 @@ from .slack_fake import BOT_USER as SLACK_BOT
 from .test_discord import callback, start_bot, text_of
 from .test_slack import message, posts
 
+# The tenants of the fakes' workspace and server (bot/tenancy.py).
+SLACK_TENANT = "slack:T0001"
+DISCORD_TENANT = f"discord:{GUILD_ID}"
+
 QUESTION = "what did Mourinho say about the referee?"
 # Chatter in a question channel: short, no question mark, no leading question word, or all three.
 NOT_QUESTIONS = [
@@ -70,12 +74,12 @@ def slack(seed_service: Service, tmp_path: Path, caplog: pytest.LogCaptureFixtur
 def test_slack_admin_marks_a_question_channel_and_questions_are_answered_in_a_thread(slack: Bolt) -> None:
     fake, state = slack.fake, slack.adapter.service.state
     denied = slack.response(slack.command("/byline", "autoreply on", user="U1", channel="CQ"))
-    assert denied["response_type"] == "ephemeral" and "Only Byline admins" in denied["text"]
+    assert denied["response_type"] == "ephemeral" and "admins can" in denied["text"]
     # Not yet a question channel: a question without a mention is left alone.
     slack.event(message(QUESTION, "1700000100.000100", channel="CQ"))
     on = slack.response(slack.command("/byline", "autoreply on", user="UADMIN", channel="CQ"))
     assert on["response_type"] == "ephemeral" and "now a question channel" in on["text"]
-    assert state.is_autoreply("slack", "CQ")
+    assert state.is_autoreply("slack", "CQ", SLACK_TENANT)
     status = slack.response(slack.command("/byline", "autoreply", user="UADMIN", channel="CQ"))
     assert "This is a question channel" in status["text"]
 
@@ -92,7 +96,7 @@ def test_slack_admin_marks_a_question_channel_and_questions_are_answered_in_a_th
 
 def test_slack_question_channel_stays_quiet_for_chatter_bots_edits_and_mentions(slack: Bolt) -> None:
     fake = slack.fake
-    slack.adapter.service.state.set_autoreply("slack", "CQ", True, "slack:UADMIN")
+    slack.adapter.service.state.set_autoreply("slack", "CQ", True, "slack:UADMIN", SLACK_TENANT)
     for n, text in enumerate(NOT_QUESTIONS):
         slack.event(message(text, f"1700000200.00010{n}", channel="CQ"))
     slack.event(message(QUESTION, "1700000200.000200", channel="CQ", bot_id="BOTHER"))
@@ -113,7 +117,7 @@ def test_slack_question_channel_stays_quiet_for_chatter_bots_edits_and_mentions(
     )
     fake.wait_for(lambda calls: len(posts(fake, "CQ")) == 1)
     # Once a later question in another question channel is answered, the earlier events are done.
-    slack.adapter.service.state.set_autoreply("slack", "CLAST", True, "slack:UADMIN")
+    slack.adapter.service.state.set_autoreply("slack", "CLAST", True, "slack:UADMIN", SLACK_TENANT)
     slack.event(message(QUESTION, "1700000200.000600", channel="CLAST"))
     fake.wait_call("chat.postMessage", lambda c: c.params["channel"] == "CLAST")
     assert len(posts(fake, "CQ")) == 1 and posts(fake, "CQ")[0].params["thread_ts"] == "1700000200.000500"
@@ -128,7 +132,9 @@ def test_slack_question_channel_survives_a_restart_and_can_be_turned_off(
     slack.response(slack.command("/byline", "autoreply on", user="UADMIN", channel="CQ"))
     reopened = BotState(seed_service.state.location)  # what a restarted process reads
     try:
-        assert reopened.is_autoreply("slack", "CQ") and not reopened.is_autoreply("slack", "COTHER")
+        assert reopened.is_autoreply("slack", "CQ", SLACK_TENANT) and not reopened.is_autoreply(
+            "slack", "COTHER", SLACK_TENANT
+        )
     finally:
         reopened.close()
     off = slack.response(slack.command("/byline", "autoreply off", user="UADMIN", channel="CQ"))
@@ -136,7 +142,7 @@ def test_slack_question_channel_survives_a_restart_and_can_be_turned_off(
     slack.event(message(QUESTION, "1700000300.000100", channel="CQ"))
     dm = slack.response(slack.command("/byline", "autoreply on", user="UADMIN", channel="D123"))
     assert "in a Slack or Discord channel" in dm["text"]
-    slack.adapter.service.state.set_autoreply("slack", "CLAST", True, "slack:UADMIN")
+    slack.adapter.service.state.set_autoreply("slack", "CLAST", True, "slack:UADMIN", SLACK_TENANT)
     slack.event(message(QUESTION, "1700000300.000200", channel="CLAST"))
     slack.fake.wait_call("chat.postMessage", lambda c: c.params["channel"] == "CLAST")
     assert posts(slack.fake, "CQ") == []
@@ -211,9 +217,9 @@ def test_discord_question_channel_answers_in_a_new_thread_and_ignores_chatter(
     fake = forum_fake
     bot = start_bot(fake, seed_service)
     try:
-        assert "Only Byline admins" in autoreply(fake, "on", permissions=1024 | 2048)
+        assert "admins can" in autoreply(fake, "on", permissions=1024 | 2048)
         assert "now a question channel" in autoreply(fake, "on")
-        assert seed_service.state.is_autoreply("discord", str(CHANNEL_ID))
+        assert seed_service.state.is_autoreply("discord", str(CHANNEL_ID), DISCORD_TENANT)
         mark = fake.mark()
         for text in NOT_QUESTIONS[:-2]:
             fake.dispatch("MESSAGE_CREATE", fake.message_payload(text))
@@ -244,7 +250,7 @@ def test_discord_falls_back_to_a_reply_when_it_may_not_start_a_thread(
     forum_fake: ForumFake, seed_service: Service
 ) -> None:
     fake = forum_fake
-    seed_service.state.set_autoreply("discord", str(CHANNEL_ID), True, "discord:mod")
+    seed_service.state.set_autoreply("discord", str(CHANNEL_ID), True, "discord:mod", DISCORD_TENANT)
     bot = start_bot(fake, seed_service)
     try:
         fake.fail_next.append(("/threads", 403))
@@ -277,7 +283,7 @@ def test_discord_forum_marked_by_name_answers_each_new_post(
         # the mark below is set, and the unmarked post would then be answered. Let it finish first.
         time.sleep(1.0)
         assert "now a question channel" in autoreply(fake, "on", channel=FORUM_ID)
-        assert seed_service.state.is_autoreply("discord", str(FORUM_ID))
+        assert seed_service.state.is_autoreply("discord", str(FORUM_ID), DISCORD_TENANT)
         mark = fake.mark()
         post(POST_ID + 1, "Derby thoughts", "Great match last night everyone")  # not a question
         post(POST_ID + 2, QUESTION, "Asking for the match report.", author=OTHER_BOT)  # a bot's post
@@ -309,7 +315,7 @@ def test_discord_autoreply_command_is_registered(forum_fake: ForumFake, seed_ser
 
 
 def test_discord_status_reads_the_stored_mark(forum_fake: ForumFake, seed_service: Service) -> None:
-    seed_service.state.set_autoreply("discord", str(CHANNEL_ID), True, "discord:mod")
+    seed_service.state.set_autoreply("discord", str(CHANNEL_ID), True, "discord:mod", DISCORD_TENANT)
     bot = start_bot(forum_fake, seed_service)
     try:
         assert "This is a question channel" in autoreply(forum_fake, "status")

@@ -10,7 +10,7 @@ import pytest
 from tests.discord_fake import DiscordFake
 from tests.test_discord import bot, callback, fake, followups, text_of  # noqa: F401
 
-REFUSED = ("Only Byline admins", "Only channel admins")
+REFUSED = ("Only Byline's operators", "admins can")
 
 
 def _discord_command(

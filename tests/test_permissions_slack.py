@@ -14,7 +14,7 @@ ADMIN_ONLY = [
     ("/digest", "subscribe daily 09:00"),
     ("/digest", "unsubscribe"),
 ]
-REFUSED = ("Only Byline admins", "Only channel admins")
+REFUSED = ("Only Byline's operators", "admins can")
 
 
 @pytest.mark.parametrize(("command", "text"), ADMIN_ONLY)

@@ -243,7 +243,7 @@ def test_scope_is_for_admins_survives_a_restart_and_scopes_search_sources_and_di
 ) -> None:
     member = Asker("slack", "U1", "C1")
     refused = scope_service.run_command(f"/scope add outlet:{LOCAL}", member)
-    assert isinstance(refused, TextReply) and refused.error and "Only Byline admins" in refused.text
+    assert isinstance(refused, TextReply) and refused.error and "admins can" in refused.text
     assert scope_service.state.channel_scope("slack", "C1") is None
     added = scope_service.run_command(f"/scope add outlet:{LOCAL} tag:local", ADMIN)
     assert isinstance(added, TextReply) and not added.error
@@ -296,7 +296,7 @@ def slack_bolt(scope_service: Service, tmp_path: Path, caplog: pytest.LogCapture
 
 def test_slack_byline_scope_add_show_clear_and_a_scoped_answer(slack_bolt: Bolt) -> None:
     refused = slack_bolt.response(slack_bolt.command("/byline", f"scope add outlet:{LOCAL}", user="U1"))
-    assert refused["response_type"] == "ephemeral" and "Only Byline admins" in refused["text"]
+    assert refused["response_type"] == "ephemeral" and "admins can" in refused["text"]
     unknown = slack_bolt.response(slack_bolt.command("/byline", "scope add outlet:BBC Sport", user="UADMIN"))
     assert f"Known outlets: {LOCAL}, {COURIER}, {WIRE}" in json.dumps(unknown, ensure_ascii=False)
     added = slack_bolt.response(slack_bolt.command("/byline", f"scope add outlet:{LOCAL}", user="UADMIN"))
@@ -327,7 +327,7 @@ def test_discord_scope_commands_and_a_scoped_answer(scope_service: Service) -> N
             denied = fake.command("scope", add)
             fake.dispatch("INTERACTION_CREATE", denied)
             body = callback(fake, denied)["data"]
-            assert body["flags"] & 64 and "Only Byline admins" in body["content"]
+            assert body["flags"] & 64 and "admins can" in body["content"]
             allowed = fake.command("scope", add, permissions=1 << 4)  # Manage Channels
             fake.dispatch("INTERACTION_CREATE", allowed)
             assert "This channel now follows" in callback(fake, allowed)["data"]["content"]

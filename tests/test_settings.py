@@ -41,6 +41,7 @@ BAD_VALUES: list[tuple[str, str]] = [
     ("DISCORD_API_URL", "discord.com/api"),
     ("DISCORD_GATEWAY_URL", "gopher://gateway"),
     ("BYLINE_DISCORD_ADMINS", "@admin"),
+    ("BYLINE_TENANT_ADMINS", "T123=U1"),
     ("BYLINE_FETCH_ALLOWLIST", "300.1.1.1/99"),
     ("BYLINE_FETCH_TIMEOUT", "abc"),
     ("BYLINE_FETCH_DEADLINE", "0"),
