@@ -176,6 +176,40 @@ _MIGRATIONS = [
     CREATE INDEX gaps_tenant ON gaps(tenant, created_at);
     CREATE INDEX conversations_tenant_key ON conversations(tenant, key, asked_at);
     """,
+    # Quote alerts (bot/alert_store.py, bot/alerts.py): a channel's subscriptions to a person's new
+    # quotes, each with its tenant, and the log of quotes sent, claimed before posting and unique per
+    # (subscription, article checksum, quote span) and per (subscription, the quote's words), so that
+    # no restart, new leader or re-ingest of an article posts a quote twice.
+    """
+    CREATE TABLE quote_alerts (
+        id INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        topic TEXT NOT NULL DEFAULT '',
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX quote_alerts_one ON quote_alerts(tenant, platform, channel_id, speaker, topic);
+    CREATE TABLE quote_alerts_sent (
+        alert_id INTEGER NOT NULL,
+        tenant TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        article_id INTEGER NOT NULL,
+        article_hash TEXT NOT NULL,
+        quote_start INTEGER NOT NULL,
+        quote_end INTEGER NOT NULL,
+        words_hash TEXT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT NOT NULL DEFAULT '',
+        claimed_at TEXT NOT NULL,
+        PRIMARY KEY (alert_id, article_hash, quote_start, quote_end)
+    );
+    CREATE UNIQUE INDEX quote_alerts_sent_words ON quote_alerts_sent(alert_id, words_hash);
+    CREATE INDEX quote_alerts_sent_channel ON quote_alerts_sent(platform, channel_id, claimed_at);
+    """,
 ]
 
 HISTORY_TURNS = 4

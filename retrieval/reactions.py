@@ -99,9 +99,18 @@ def reactions(
         by_speaker.items(),
         key=lambda entry: (-len(entry[1]), -len({q.article.id for q in entry[1]}), -_best(entry[1]).topic_value),
     )[:max_speakers]
-    kinds = speaker_kinds(library, [(name, _best(items).quote) for name, items in ranked])
+    # The same words under two names are one person's, attributed twice: each speaker shows
+    # words no one before them in the roundup showed.
+    shown: set[str] = set()
+    chosen: list[tuple[str, list[TimelineQuote], _Best]] = []
     for name, items in ranked:
-        best = _best(items)
+        fresh = [q for q in items if " ".join(q.quote.text.split()) not in shown]
+        if fresh:
+            best = _best(fresh)
+            shown.add(" ".join(best.quote.text.split()))
+            chosen.append((name, items, best))
+    kinds = speaker_kinds(library, [(name, best.quote) for name, _, best in chosen])
+    for name, items, best in chosen:
         found.reactions.append(
             Reaction(name, kinds.get(name, "person"), best.item, len(items), len({q.article.id for q in items}))
         )

@@ -1,0 +1,201 @@
+"""``/quotes`` and ``/reactions`` (``/byline quotes …`` on Slack): a person's quotes over time,
+and who said what about a story.
+
+Arguments are ``key:value`` pairs whose values may hold spaces, as Slack's one text box needs:
+``/byline quotes speaker:Mark Oaten topic:terror suspects since:2005-01-01 page:2``. A bare
+``/quotes Oaten`` is the speaker alone. Both run in the retrieval pool like a question (they read
+the indexes), count against the same rate limit, and answer from the channel's scope.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from retrieval.errors import BylineError
+from retrieval.quote_pages import page_count, timeline_page
+from retrieval.quote_timeline import speaker_timeline
+from retrieval.reaction_pages import reactions_digest
+from retrieval.reactions import reactions
+
+from .digest_commands import parse_since
+from .digest_schedule import ScheduleError
+from .limits import QueueFull, retry_phrase
+from .replies import DigestReply, Reply, TextReply
+from .scope_commands import channel_scope
+from .service import MAX_PAGE_DIGITS, Asker, Command, Service, shown
+
+if TYPE_CHECKING:
+    from retrieval.scope import ResolvedScope
+
+QUOTES_USAGE = "/quotes speaker:NAME [topic:WORDS] [since:DATE] [page:N]"
+REACTIONS_USAGE = "/reactions topic:WORDS"
+_KEYS = ("speaker", "who", "person", "topic", "about", "since", "page")
+_KEY_START = re.compile(rf"(?:^|(?<=\s))(?=(?:{'|'.join(_KEYS)}):)", re.IGNORECASE)
+_ALIASES = {"who": "speaker", "person": "speaker", "about": "topic"}
+# Longer than any name or topic anyone types; a huge argument is refused, not searched.
+MAX_VALUE = 200
+
+
+class ArgumentError(ValueError):
+    """Arguments the user must correct; the message says how."""
+
+
+@dataclass(frozen=True)
+class QuoteQuery:
+    """What ``/quotes`` was asked: the person, and optionally a topic, a start date and a page."""
+
+    speaker: str
+    topic: str = ""
+    since: str = ""
+    page: int = 1
+
+    def command(self, name: str) -> str:
+        """The command line that asks this again (the next page is this plus ``page:N``)."""
+        parts = [f"{name} speaker:{self.speaker}"]
+        if self.topic:
+            parts.append(f"topic:{self.topic}")
+        if self.since:
+            parts.append(f"since:{self.since}")
+        return " ".join(parts)
+
+
+def parse_pairs(text: str) -> dict[str, str]:
+    """``speaker:Mark Oaten topic:terror`` as {"speaker": "Mark Oaten", "topic": "terror"}; text
+    before the first key is the speaker."""
+    found: dict[str, str] = {}
+    for part in _KEY_START.split(text.strip()):
+        part = part.strip()
+        if not part:
+            continue
+        key, colon, value = part.partition(":")
+        key = key.lower()
+        if colon and key in _KEYS:
+            key = _ALIASES.get(key, key)
+        else:
+            key, value = "speaker", part
+        value = " ".join(value.split())
+        if len(value) > MAX_VALUE:
+            raise ArgumentError(f"`{key}:` is {len(value)} characters long; keep it under {MAX_VALUE}.")
+        if key in found:
+            raise ArgumentError(f"`{key}:` is given twice; give it once.")
+        found[key] = value
+    return found
+
+
+def parse_quote_query(text: str, now: datetime) -> QuoteQuery:
+    """The arguments of ``/quotes``; ArgumentError says what to fix, with an example."""
+    pairs = parse_pairs(text)
+    speaker = pairs.get("speaker", "")
+    if not speaker:
+        raise ArgumentError(f"Name the person: `{QUOTES_USAGE}`, e.g. `/quotes speaker:Mourinho topic:referees`.")
+    since = ""
+    if pairs.get("since"):
+        try:
+            since = parse_since(pairs["since"], now, UTC).date().isoformat()
+        except ScheduleError as error:
+            raise ArgumentError(str(error).replace("/digest since", "since:")) from None
+    page = 1
+    if "page" in pairs:
+        value = pairs["page"]
+        if not re.fullmatch(r"[0-9]+", value) or len(value.lstrip("0")) > MAX_PAGE_DIGITS or int(value) < 1:
+            raise ArgumentError(f"`page:{shown(value)}` is not a page number; pages are numbered from 1.")
+        page = int(value)
+    return QuoteQuery(speaker, pairs.get("topic", ""), since, page)
+
+
+class QuoteCommands:
+    """``/quotes`` and ``/reactions`` over the service's library, pool and limits."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    def quotes(self, args: str, asker: Asker) -> Reply:
+        name = "/byline quotes" if asker.platform == "slack" else "/quotes"
+        try:
+            query = parse_quote_query(args, datetime.now(UTC))
+        except ArgumentError as error:
+            return _error(str(error))
+        limited = self._limited(asker)
+        if limited is not None:
+            return limited
+        scope = self._scope(asker)
+        try:
+            timeline = self.service.pool.run(
+                lambda: speaker_timeline(self.service.library, query.speaker, query.topic, query.since, scope)
+            )
+        except QueueFull:
+            return _busy()
+        except BylineError as error:
+            return _error(str(error))
+        pages = page_count(timeline)
+        if query.page > pages and timeline.quotes:
+            only = "There is only 1 page" if pages == 1 else f"There are {pages} pages"
+            return _error(f"{only} of quotes; `page:` goes from 1 to {pages}.")
+        return DigestReply(timeline_page(timeline, query.page, command=query.command(name)))
+
+    def reactions(self, args: str, asker: Asker) -> Reply:
+        try:
+            pairs = parse_pairs(args)
+        except ArgumentError as error:
+            return _error(str(error))
+        # "/reactions the Budget": words before any key are the topic here.
+        topic = pairs.get("topic") or pairs.get("speaker", "")
+        if not topic:
+            return _error(f"Name the story: `{REACTIONS_USAGE}`, e.g. `/reactions topic:the Budget`.")
+        limited = self._limited(asker)
+        if limited is not None:
+            return limited
+        scope = self._scope(asker)
+        try:
+            found = self.service.pool.run(lambda: reactions(self.service.library, topic, scope))
+        except QueueFull:
+            return _busy()
+        except BylineError as error:
+            return _error(str(error))
+        return DigestReply(reactions_digest(found))
+
+    def _limited(self, asker: Asker) -> Reply | None:
+        wait = self.service.rate_limiter.check(
+            f"{asker.platform}:{asker.user_id}", f"{asker.platform}:{asker.channel_id}"
+        )
+        if wait:
+            return _error(f"You're asking fast — try again in {retry_phrase(wait)}.")
+        return None
+
+    def _scope(self, asker: Asker) -> ResolvedScope | None:
+        return self.service.library.resolve_scope(channel_scope(self.service.state, asker))
+
+
+def _error(text: str) -> TextReply:
+    return TextReply(text, private=True, error=True)
+
+
+def _busy() -> TextReply:
+    return _error("Byline is very busy right now — please try again in a minute.")
+
+
+def register_quote_commands(service: Service) -> QuoteCommands:
+    """Add ``/quotes`` and ``/reactions`` to the service."""
+    commands = QuoteCommands(service)
+    service.register(
+        Command(
+            "quotes",
+            QUOTES_USAGE,
+            "everything a person said (on a topic), newest first, grouped by story, each quote cited "
+            "(Slack: /byline quotes)",
+            commands.quotes,
+        )
+    )
+    service.register(
+        Command(
+            "reactions",
+            REACTIONS_USAGE,
+            "who said what about a story: one cited quote per speaker, the most quoted first "
+            "(Slack: /byline reactions)",
+            commands.reactions,
+        )
+    )
+    return commands
