@@ -9,11 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .alerts import register_alerts
 from .digest_commands import register_digest
 from .digest_schedule import DigestScheduler
 from .digest_store import DigestStore
 from .ingest_commands import register_ingest
 from .limits import LimitSettings
+from .quote_commands import register_quote_commands
 from .service import Service
 
 if TYPE_CHECKING:
@@ -28,6 +30,9 @@ def add_features(service: Service, default_timezone: str = "UTC", fetcher: Fetch
     service.scheduler = scheduler
     register_digest(service, scheduler)
     register_ingest(service, fetcher)
+    # /quotes, /reactions and /alerts (issue 35); the alerts job runs in the scheduler's loop.
+    register_quote_commands(service)
+    register_alerts(service, scheduler)
     return service
 
 
