@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from retrieval.digest import added_at_text, render_digest
 from retrieval.library import Library
 from retrieval.models import Digest, DigestStory
-from retrieval.quote_pages import CitationNumbers, quote_span
+from retrieval.quote_pages import CitationNumbers, quote_span, user_words
 from retrieval.quote_timeline import TimelineQuote, article_date, newest_first, speaker_timeline
 from retrieval.render import format_date
 
@@ -30,7 +30,7 @@ from .delivery import DeliveryError, Poster
 from .digest_schedule import RunOutcome
 from .quote_commands import ArgumentError, parse_pairs
 from .replies import DigestReply, Reply, TextReply
-from .service import Asker, Command, Service, shown
+from .service import Asker, Command, Service
 
 if TYPE_CHECKING:
     from .digest_schedule import DigestScheduler
@@ -51,7 +51,8 @@ def utc_clock() -> datetime:
 
 
 def alert_label(alert: QuoteAlert) -> str:
-    return f"{alert.speaker}" + (f" on “{alert.topic}”" if alert.topic else "")
+    """ "Mourinho on “referees”", as typed, with no formatting characters (``user_words``)."""
+    return user_words(alert.speaker) + (f" on “{user_words(alert.topic)}”" if alert.topic else "")
 
 
 class AlertsCommand:
@@ -95,12 +96,12 @@ class AlertsCommand:
         timeline = speaker_timeline(self.library, speaker, group=False)
         alert = self.store.add(tenant, asker.platform, channel, speaker, topic, f"{asker.platform}:{asker.user_id}")
         if alert is None:
-            return TextReply(f"This channel already has an alert for {shown(speaker)}.", private=True)
+            return TextReply(f"This channel already has an alert for {user_words(speaker)}.", private=True)
         known = (
             f"Byline has {timeline.total_quotes} quote{'s' if timeline.total_quotes != 1 else ''} of "
-            f"{', '.join(timeline.speakers[:3])} so far"
+            f"{user_words(', '.join(timeline.speakers[:3]))} so far"
             if timeline.speakers
-            else f"nobody called {shown(speaker)} is quoted yet"
+            else f"nobody called {user_words(speaker)} is quoted yet"
         )
         return TextReply(
             f"Alert {alert.id} added: new quotes of {alert_label(alert)} from articles added from now on will be "

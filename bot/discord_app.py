@@ -27,6 +27,7 @@ from retrieval.errors import BylineError
 from .autoreply import is_question
 from .config import Settings
 from .delivery import DeliveryError
+from .discord_quotes import register_quote_commands
 from .discord_render import render
 from .discord_shards import ShardPlan, shard_plan
 from .discord_views import (
@@ -578,6 +579,8 @@ def register_commands(client: BylineClient) -> None:
         await run_scope(interaction, "clear")
 
     tree.add_command(scope)
+    # /quotes, /reactions, /alerts (issue 35): bot/discord_quotes.py.
+    register_quote_commands(tree, service, slash)
 
 
 async def download_attachment(file: discord.Attachment) -> bytes | TextReply:

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from retrieval.errors import BylineError
-from retrieval.quote_pages import page_count, timeline_page
+from retrieval.quote_pages import page_count, timeline_page, user_words
 from retrieval.quote_timeline import speaker_timeline
 from retrieval.reaction_pages import reactions_digest
 from retrieval.reactions import reactions
@@ -25,7 +25,7 @@ from .digest_schedule import ScheduleError
 from .limits import QueueFull, retry_phrase
 from .replies import DigestReply, Reply, TextReply
 from .scope_commands import channel_scope
-from .service import MAX_PAGE_DIGITS, Asker, Command, Service, shown
+from .service import MAX_PAGE_DIGITS, Asker, Command, Service
 
 if TYPE_CHECKING:
     from retrieval.scope import ResolvedScope
@@ -101,7 +101,7 @@ def parse_quote_query(text: str, now: datetime) -> QuoteQuery:
     if "page" in pairs:
         value = pairs["page"]
         if not re.fullmatch(r"[0-9]+", value) or len(value.lstrip("0")) > MAX_PAGE_DIGITS or int(value) < 1:
-            raise ArgumentError(f"`page:{shown(value)}` is not a page number; pages are numbered from 1.")
+            raise ArgumentError(f"`page:{user_words(value, 20)}` is not a page number; pages are numbered from 1.")
         page = int(value)
     return QuoteQuery(speaker, pairs.get("topic", ""), since, page)
 

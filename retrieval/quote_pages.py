@@ -16,7 +16,7 @@ from typing import Any
 from .digest import render_digest
 from .models import AnswerSpan, Article, Citation, Digest, DigestStory
 from .quote_timeline import Timeline, TimelineQuote, article_date
-from .render import format_date
+from .render import field_text, format_date, lookalike
 
 PAGE_SIZE = 8
 
@@ -55,6 +55,12 @@ def quote_span(item: TimelineQuote, numbers: CitationNumbers) -> AnswerSpan:
     )
 
 
+def user_words(text: str, limit: int = 80) -> str:
+    """Words a user typed, as a header shows them: on one line, short, with no formatting
+    characters any platform would act on (they become look-alikes)."""
+    return lookalike(field_text(" ".join(text.split()), limit))
+
+
 def page_count(timeline: Timeline, size: int = PAGE_SIZE) -> int:
     return max(1, math.ceil(len(timeline.quotes) / size))
 
@@ -62,7 +68,7 @@ def page_count(timeline: Timeline, size: int = PAGE_SIZE) -> int:
 def who_phrase(timeline: Timeline) -> str:
     """ "Mark Oaten" (the person found), or what was asked when nobody was."""
     names = [s for s in timeline.speakers if " " in s] or timeline.speakers
-    return names[0] if names else timeline.asked.strip()
+    return user_words(names[0] if names else timeline.asked)
 
 
 def timeline_page(timeline: Timeline, page: int = 1, size: int = PAGE_SIZE, command: str = "") -> Digest:
@@ -83,7 +89,7 @@ def timeline_page(timeline: Timeline, page: int = 1, size: int = PAGE_SIZE, comm
         headline = f"{lead.title} ({format_date(article_date(lead))})"
         stories.append(DigestStory(headline, list(story.articles), spans, spans[0].citation))
     who = who_phrase(timeline)
-    about = f" on “{timeline.topic}”" if timeline.topic else ""
+    about = f" on “{user_words(timeline.topic)}”" if timeline.topic else ""
     since = f" since {format_date(timeline.since)}" if timeline.since else ""
     count = len(quotes)
     if count:
@@ -106,11 +112,11 @@ def empty_message(timeline: Timeline) -> str:
     """Why the timeline is empty, in words a user can act on."""
     articles = f"{timeline.article_count} article{'s' if timeline.article_count != 1 else ''}"
     if not timeline.speakers:
-        return f"Nobody called “{timeline.asked.strip()}” is quoted in the {articles} Byline has."
+        return f"Nobody called “{user_words(timeline.asked)}” is quoted in the {articles} Byline has."
     who = who_phrase(timeline)
     if not timeline.total_quotes:
         return f"{who} is named but never quoted in the {articles} Byline has."
-    about = f" on “{timeline.topic}”" if timeline.topic else ""
+    about = f" on “{user_words(timeline.topic)}”" if timeline.topic else ""
     since = f" since {format_date(timeline.since)}" if timeline.since else ""
     return (
         f"None of {who}'s {timeline.total_quotes} quote{'s' if timeline.total_quotes != 1 else ''} is{about}{since}. "

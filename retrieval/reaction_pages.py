@@ -7,7 +7,7 @@ from typing import Any
 
 from .digest import render_digest
 from .models import Digest, DigestStory
-from .quote_pages import CitationNumbers, quote_span
+from .quote_pages import CitationNumbers, quote_span, user_words
 from .quote_timeline import article_date
 from .reactions import Reaction, Reactions
 
@@ -28,7 +28,7 @@ def reactions_digest(found: Reactions) -> Digest:
     count = len(found.reactions)
     if count:
         header = (
-            f"Reactions to “{found.topic}”: {count} speaker{'s' if count != 1 else ''} in "
+            f"Reactions to “{user_words(found.topic)}”: {count} speaker{'s' if count != 1 else ''} in "
             f"{len(found.articles)} article{'s' if len(found.articles) != 1 else ''}, most quoted first"
         )
     else:
@@ -42,7 +42,7 @@ def no_reactions(found: Reactions) -> str:
     articles = f"{found.article_count} article{'s' if found.article_count != 1 else ''}"
     if not found.topic:
         return "Name a story or topic, e.g. `/reactions topic:the Budget`."
-    return f"No one is quoted on “{found.topic}” in the {articles} Byline has. Try other words for it."
+    return f"No one is quoted on “{user_words(found.topic)}” in the {articles} Byline has. Try other words for it."
 
 
 def reaction_json(reaction: Reaction) -> dict[str, Any]:
