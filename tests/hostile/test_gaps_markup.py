@@ -1,6 +1,6 @@
 """Issue 32, probe 5: a question that is Markdown ("[Reset your password](https://evil.example)")
 comes back in `/gaps` as text, never as a clickable masked link: on Discord through the real
-discord.py client against the fake, and in Slack's rendering of the same reply."""
+discord.py client against the fake, and on Slack through the real bolt app (`/byline gaps`)."""
 
 from __future__ import annotations
 
