@@ -234,7 +234,7 @@ def test_discord_question_channel_answers_in_a_new_thread_and_ignores_chatter(
         assert len(fake.find("POST", "/threads", mark)) == 1
         assert [r for r in fake.find("POST", "/messages", mark) if r.path == f"/channels/{CHANNEL_ID}/messages"] == []
         # The thread is the conversation: its history holds the question for follow-ups there.
-        assert seed_service.state.history(f"discord:{question['id']}:{question['id']}") == [QUESTION]
+        assert seed_service.state.history(f"discord:{question['id']}:{question['id']}", DISCORD_TENANT) == [QUESTION]
         assert "no longer a question channel" in autoreply(fake, "off")
         mark = fake.mark()
         fake.dispatch("MESSAGE_CREATE", fake.message_payload(QUESTION))

@@ -49,6 +49,10 @@ from .platform_helpers import ErrorLog
 QUESTION = "what did Mourinho say about the referee?"
 
 
+# The fake server's tenant (bot/tenancy.py): the rows of its questions carry it.
+TENANT = f"discord:{GUILD_ID}"
+
+
 @dataclass
 class Bot:
     client: BylineClient
@@ -247,12 +251,12 @@ def test_reply_follow_up_without_mention_uses_the_earlier_question(
     assert "luck" in text_of(second).lower()
     key = f"discord:{CHANNEL_ID}:{question['id']}"
     # Remembered in standalone form ("he" resolved), so the chain keeps its whole context.
-    assert seed_service.state.history(key) == [QUESTION, "what did Mourinho say about luck?"]
+    assert seed_service.state.history(key, TENANT) == [QUESTION, "what did Mourinho say about luck?"]
     # A third turn, replying to the second answer, stays in the same conversation.
     reply_to_second = fake.message_payload("who is the referee?", reference=fake.messages[max(fake.messages)])
     fake.dispatch("MESSAGE_CREATE", reply_to_second)
     fake.wait_request("POST", f"/channels/{CHANNEL_ID}/messages", count=3)
-    assert seed_service.state.history(key)[-1] == "who is the referee?"
+    assert seed_service.state.history(key, TENANT)[-1] == "who is the referee?"
 
 
 def test_follow_up_in_byline_thread_needs_no_mention(fake: DiscordFake, bot: Bot, seed_service: Service) -> None:
@@ -260,7 +264,7 @@ def test_follow_up_in_byline_thread_needs_no_mention(fake: DiscordFake, bot: Bot
     fake.wait_request("POST", f"/channels/{THREAD_ID}/messages")
     fake.dispatch("MESSAGE_CREATE", fake.message_payload("and about luck?", channel_id=THREAD_ID))
     fake.wait_request("POST", f"/channels/{THREAD_ID}/messages", count=2)
-    assert seed_service.state.history(f"discord:{THREAD_ID}:{THREAD_ID}") == [
+    assert seed_service.state.history(f"discord:{THREAD_ID}:{THREAD_ID}", TENANT) == [
         QUESTION,
         "what did Mourinho say about luck?",
     ]
@@ -336,7 +340,7 @@ def test_ask_defers_then_follows_up_with_the_answer(fake: DiscordFake, bot: Bot,
     answer = fake.messages[max(fake.messages)]
     fake.dispatch("MESSAGE_CREATE", fake.message_payload("and about luck?", reference=answer))
     fake.wait_request("POST", f"/channels/{CHANNEL_ID}/messages")
-    assert seed_service.state.history(f"discord:{CHANNEL_ID}:{answer['id']}") == [
+    assert seed_service.state.history(f"discord:{CHANNEL_ID}:{answer['id']}", TENANT) == [
         QUESTION,
         "what did Mourinho say about luck?",
     ]
@@ -420,7 +424,13 @@ def test_digest_and_ingest_commands_reach_the_service(fake: DiscordFake, bot: Bo
     assert_no_pings(fake)
 
 
-def test_ingest_refuses_an_attachment_by_its_name_and_size_before_downloading(fake: DiscordFake, bot: Bot) -> None:
+def test_ingest_refuses_an_attachment_by_its_name_and_size_before_downloading(
+    fake: DiscordFake, seed_service: Service
+) -> None:
+    # Adding articles is for Byline's operators (bot/tenancy.py): this member is one.
+    operator = settings_for(fake, seed_service.library.data_dir, discord_admins=frozenset({str(HUMAN["id"])}))
+    bot = start_bot(fake, seed_service, operator)
+
     def attached(filename: str, size: int) -> dict[str, Any]:
         attachment_id = str(fake.next_id())
         payload = fake.command("ingest", [{"name": "file", "type": 11, "value": attachment_id}], permissions=1 << 4)
@@ -435,9 +445,12 @@ def test_ingest_refuses_an_attachment_by_its_name_and_size_before_downloading(fa
         assert callback(fake, payload)["type"] == 5
         return followups(fake, payload)[0]
 
-    assert "50.0 MB is too big for one article" in text_of(attached("huge.txt", 50_000_000))
-    assert "Byline reads" in text_of(attached("photo.png", 2_000))
-    assert_no_pings(fake)
+    try:
+        assert "50.0 MB is too big for one article" in text_of(attached("huge.txt", 50_000_000))
+        assert "Byline reads" in text_of(attached("photo.png", 2_000))
+        assert_no_pings(fake)
+    finally:
+        bot.close()
 
 
 # -- buttons ----------------------------------------------------------------------------------
@@ -499,7 +512,10 @@ def test_handler_error_reaches_the_user_and_the_log(
 ) -> None:
     # A stored answer that cannot be read back (a damaged row) makes the passages button fail.
     with sqlite3.connect(seed_service.state.path) as connection:
-        connection.execute("INSERT INTO answers VALUES ('badbadbadbad0000', 'discord', '1', 'q', '{}', '2026-01-01')")
+        connection.execute(
+            "INSERT INTO answers (id, platform, user_id, question, answer_json, created_at, tenant) "
+            f"VALUES ('badbadbadbad0000', 'discord', '1', 'q', '{{}}', '2026-01-01', 'discord:{GUILD_ID}')"
+        )
     click = fake.click("byline:passages:badbadbadbad0000", fake.button_message("byline:passages:badbadbadbad0000"))
     fake.dispatch("INTERACTION_CREATE", click)
     body = callback(fake, click)

@@ -64,7 +64,7 @@ def test_every_abstention_is_kept_with_its_channel_check_and_closest_passages(se
 
 def test_a_thumbs_down_is_a_gap_until_the_vote_is_changed(seed_service: Service) -> None:
     reply = ask(seed_service, ANSWERABLE)
-    voter = Asker("slack", "U7", "C9")
+    voter = Asker("slack", "U7", "C9", tenant="slack:T0001")
     seed_service.feedback(reply.answer_id, voter, -1)
     seed_service.feedback(reply.answer_id, voter, -1)  # clicked twice: still one gap
     gaps = GapStore(seed_service.state).since(week_ago())
@@ -172,9 +172,9 @@ def test_byline_gaps_and_feedback_in_the_terminal(
     for question in SAME:
         ask(seed_service, question)
     answered = ask(seed_service, ANSWERABLE)
-    seed_service.feedback(answered.answer_id, Asker("slack", "U7", "C1"), -1)
+    seed_service.feedback(answered.answer_id, Asker("slack", "U7", "C1", tenant="slack:T0001"), -1)
     abstained = ask(seed_service, OTHER)
-    seed_service.feedback(abstained.answer_id, Asker("slack", "U8", "C1"), 1)
+    seed_service.feedback(abstained.answer_id, Asker("slack", "U8", "C1", tenant="slack:T0001"), 1)
     data_dir = seed_service.library.data_dir
     assert (data_dir / STATE_FILE).exists()
     capsys.readouterr()

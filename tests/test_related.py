@@ -147,7 +147,7 @@ def test_slack_answer_offers_related_buttons_and_a_click_answers_in_the_thread(b
     # Its own follow-ups, and none repeating what was just asked.
     assert GUARDIOLA not in [b["text"]["text"] for b in related_buttons(blocks)]
     # The thread goes on from the follow-up: a reply there builds on Guardiola, not the referee.
-    history = bolt.adapter.service.state.history(f"slack:C1:{question_ts}")
+    history = bolt.adapter.service.state.history(f"slack:C1:{question_ts}", "slack:T0001")
     assert history[-1].casefold() == GUARDIOLA.casefold()
 
 

@@ -122,7 +122,7 @@ def test_mention_is_answered_in_a_thread_and_follow_ups_need_no_mention(bolt: Bo
     fake.wait_for(lambda calls: len(posts(fake, "C1")) >= 2)
     second = posts(fake, "C1")[1]
     assert second.params["thread_ts"] == question_ts
-    history = bolt.adapter.service.state.history(f"slack:C1:{question_ts}")
+    history = bolt.adapter.service.state.history(f"slack:C1:{question_ts}", "slack:T0001")
     # Remembered in standalone form, so a follow-up to the follow-up keeps the whole context.
     assert history == [QUESTION, "what did Guardiola say?"]
     assert "Guardiola" in json.dumps(second.params["blocks"])

@@ -263,8 +263,13 @@ def next_monday_0900(after: datetime) -> datetime:
 
 def test_targets_are_platform_and_channel() -> None:
     assert parse_targets("slack:C0ADMIN, discord:123") == [Target("slack", "C0ADMIN"), Target("discord", "123")]
-    for bad in ("C0ADMIN", "teams:T1", "discord:abc", "slack:<!channel>"):
-        with pytest.raises(ValueError, match="slack:C0123ABC"):
+    # Naming the tenant whose gaps the channel gets (bot/tenancy.py).
+    assert parse_targets("slack:T01/C0ADMIN, discord:77/123") == [
+        Target("slack", "C0ADMIN", "slack:T01"),
+        Target("discord", "123", "discord:77"),
+    ]
+    for bad in ("C0ADMIN", "teams:T1", "discord:abc", "slack:<!channel>", "discord:x/123", "slack:<!here>/C1"):
+        with pytest.raises(ValueError, match="slack:T0123ABC/C0123ABC"):
             parse_targets(bad)
 
 
