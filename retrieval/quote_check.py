@@ -1,0 +1,434 @@
+"""Is this quote real? The quote check behind ``byline verify`` and ``/verify``.
+
+A reporter pastes a quote a reader sent in; Byline answers with one of four verdicts:
+
+- **verbatim**: the words stand in a stored article (case, punctuation and quote marks aside),
+  said by the person named (or by whoever the article says, when nobody is named);
+- **altered**: a real quote lines up with the words but some differ: the closest real quote is
+  shown with the differing words marked and counted;
+- **misattributed**: the words are real, but the article gives them to someone else;
+- **not_found**: nothing in the library is clearly the same quote; the closest quotes are shown.
+
+The hard rule is that no altered or invented quote is ever called verbatim: verbatim needs every
+word of every piece to stand in the article in order, and "altered" needs the quote to be
+clearly the same one (most of its words in place, a run of them unbroken): a loose paraphrase is
+not found, not "altered". Candidates come from the keyword index (the quote's words find the
+passages that hold it), so a check reads a handful of articles, not the library; the speaker
+comes from the quotes extracted at ingest (``quotes.py``), and words that are in an article but
+attributed to nobody are still found in its text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from .errors import BylineError
+from .library import Library
+from .models import AnswerSpan, Article, Citation, Quote
+from .people import strip_honorific
+from .quote_index import quote_index
+from .quote_text import Alignment, AskedQuote, Difference, Word, align, find_exact, parse_asked, words_of
+from .scope import ResolvedScope
+from .text import paragraphs, search_tokens
+
+Verdict = Literal["verbatim", "altered", "misattributed", "not_found"]
+
+# Longer than any quote worth checking; a pasted article is not a quote.
+MAX_QUOTE_CHARS = 2000
+# Passages the keyword index returns, and the articles among them that are read in full.
+CANDIDATE_PASSAGES = 40
+CANDIDATE_ARTICLES = 12
+ALIGNED_ARTICLES = 8
+# "Clearly the same quote": at least this share of the asked words in place, in an unbroken run
+# of at least RUN_WORDS of them, and at least MIN_WORDS asked words. Below that the words are a
+# paraphrase at best, and a paraphrase is not a quote to correct.
+SAME_QUOTE_SHARE = 0.7
+RUN_WORDS = 3
+MIN_WORDS = 4
+CLOSEST_SHOWN = 3
+# How far before a quote an unattributed one may name its speaker (paragraphs).
+NAMED_NEARBY = 2
+
+
+class QuoteCheckError(BylineError):
+    """A quote that cannot be checked as given (empty, or far too long)."""
+
+
+@dataclass
+class QuoteCheck:
+    """The verdict on one quote, with the real words behind it.
+
+    ``spans`` are the real words, each a verbatim span of the cited article (one per piece of a
+    quote joined by an ellipsis) and all citing ``citations[0]``; ``closest`` (not found) are the
+    nearest real quotes, citing the citations after it. ``speaker`` is who the article says
+    spoke the real words ("" when it does not say).
+    """
+
+    verdict: Verdict
+    asked: AskedQuote
+    speaker: str = ""
+    spans: list[AnswerSpan] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    changed_words: int = 0
+    articles_searched: int = 0
+    closest: list[AnswerSpan] = field(default_factory=list)
+    # Said when the verdict needs a reason: the speaker asked about, words not in quote marks.
+    note: str = ""
+
+    @property
+    def text(self) -> str:
+        """The real words (pieces joined by " … "), or "" when none were found."""
+        return " … ".join(span.text for span in self.spans)
+
+    @property
+    def citation(self) -> Citation | None:
+        return self.citations[0] if self.spans and self.citations else None
+
+    def to_json(self) -> dict[str, Any]:
+        citation = self.citation
+        return {
+            "verdict": self.verdict,
+            "speaker": self.speaker or None,
+            "asked_speaker": self.asked.speaker or None,
+            "asked_text": self.asked.text,
+            "text": self.text or None,
+            "citation": asdict(citation) if citation else None,
+            "spans": [asdict(span) for span in self.spans],
+            "differences": [{"asked": d.asked, "real": d.real} for d in self.differences],
+            "changed_words": self.changed_words,
+            "articles_searched": self.articles_searched,
+            "closest": [self._closest_json(span) for span in self.closest],
+            "note": self.note or None,
+        }
+
+    def _closest_json(self, span: AnswerSpan) -> dict[str, Any]:
+        return {
+            "text": span.text,
+            "speaker": span.speaker or None,
+            "start": span.start,
+            "end": span.end,
+            "paragraph": span.paragraph,
+            "citation": asdict(self.citations[span.citation - 1]),
+        }
+
+
+@dataclass
+class _Match:
+    """Where a quote's pieces line up in one article."""
+
+    article: Article
+    words: list[Word]
+    pieces: list[Alignment]
+
+    @property
+    def edits(self) -> int:
+        return sum(p.edits for p in self.pieces)
+
+    @property
+    def matched(self) -> int:
+        return sum(p.matched for p in self.pieces)
+
+    @property
+    def longest_run(self) -> int:
+        return max((p.longest_run for p in self.pieces), default=0)
+
+    def offsets(self, alignment: Alignment) -> tuple[int, int]:
+        return self.words[alignment.first].start, self.words[alignment.last].end
+
+
+def check_quote(library: Library, text: str, speaker: str = "", scope: ResolvedScope | None = None) -> QuoteCheck:
+    """The verdict on ``text`` (a quote as pasted, perhaps with its speaker written in), said by
+    ``speaker`` when given, among the library's articles (or ``scope``'s)."""
+    if len(text) > MAX_QUOTE_CHARS:
+        raise QuoteCheckError(
+            f"That is {len(text):,} characters; a quote to check is at most {MAX_QUOTE_CHARS:,}. Paste the quote alone."
+        )
+    asked = parse_asked(text, speaker)
+    pieces = [words_of(piece) for piece in asked.pieces]
+    if not any(pieces):
+        raise QuoteCheckError('Give the words of a quote to check, e.g. `Mourinho: "We were the better team"`.')
+    searched = scope.article_count if scope is not None else library.article_count()
+    candidates = _candidates(library, asked, pieces, scope)
+    exact = [m for m in (_match(a, words, pieces, exact_only=True) for a, words in candidates) if m]
+    if exact:
+        return _exact_verdict(library, asked, exact, searched)
+    # Word-by-word alignment costs a few milliseconds an article: only the likeliest are aligned.
+    aligned = (_match(a, words, pieces) for a, words in candidates[:ALIGNED_ARTICLES])
+    matches = sorted((m for m in aligned if m), key=lambda m: (m.edits, -m.matched))
+    total = sum(len(p) for p in pieces)
+    if matches and _same_quote(matches[0], total):
+        return _altered(library, asked, matches[0], searched)
+    return _not_found(library, asked, matches, searched)
+
+
+def _candidates(
+    library: Library, asked: AskedQuote, pieces: list[list[Word]], scope: ResolvedScope | None
+) -> list[tuple[Article, list[Word]]]:
+    """The articles whose quotes share most runs of words with the quote (``quote_index``), then
+    those whose passages share most rare words with it (the keyword index: words an article says
+    outside quote marks), with their words."""
+    ordered = [
+        a
+        for a in quote_index(library).articles_sharing(pieces, CANDIDATE_ARTICLES)
+        if scope is None or scope.allows_article(a)
+    ]
+    tokens = search_tokens(" ".join(asked.pieces))
+    if not tokens:
+        # Only stopwords ("it is what it is"): still a quote; look for its words as they are.
+        tokens = [w.norm for piece in asked.pieces for w in words_of(piece)]
+    with library.lock:
+        hits = library.sparse.search(tokens, CANDIDATE_PASSAGES, within=scope.passages if scope else None)
+    article_of = library.store.article_ids_of_passages([passage_id for passage_id, _ in hits])
+    by_keywords: list[int] = []
+    for passage_id, _ in hits:
+        article_id = article_of.get(passage_id)
+        if article_id is not None and article_id not in ordered and article_id not in by_keywords:
+            by_keywords.append(article_id)
+    found = []
+    for article_id in ordered + by_keywords[:CANDIDATE_ARTICLES]:
+        article = library.store.article(article_id, with_text=True)
+        if article is not None:
+            found.append((article, _words_of_article(article)))
+    return found
+
+
+_ARTICLE_WORDS: dict[tuple[int, int], list[Word]] = {}
+_ARTICLE_WORDS_KEPT = 512
+
+
+def _words_of_article(article: Article) -> list[Word]:
+    """An article's words, kept for the articles read most recently: a batch of quotes, or the
+    quotes a newsroom checks about one story, read the same few articles again and again."""
+    key = (article.id, hash(article.text))
+    words = _ARTICLE_WORDS.pop(key, None)
+    if words is None:
+        words = words_of(article.text)
+        if len(_ARTICLE_WORDS) >= _ARTICLE_WORDS_KEPT:
+            del _ARTICLE_WORDS[next(iter(_ARTICLE_WORDS))]
+    _ARTICLE_WORDS[key] = words  # last in: the most recently used
+    return words
+
+
+def _match(article: Article, words: list[Word], pieces: list[list[Word]], exact_only: bool = False) -> _Match | None:
+    """The pieces lined up in order in one article: word for word where they can be, else (unless
+    ``exact_only``) as closely as they can; None when a piece cannot be placed."""
+    norms = [w.norm for w in words]
+    placed: list[Alignment] = []
+    start = 0
+    for piece in pieces:
+        if not piece:
+            continue
+        exact = find_exact([w.norm for w in piece], norms, start)
+        if exact:
+            first = exact[0]
+            last = first + len(piece) - 1
+            placed.append(Alignment(first, last, 0, len(piece), len(piece), ()))
+        elif exact_only:
+            return None
+        else:
+            found = align(piece, words, start)
+            if found is None:
+                return None
+            placed.append(found)
+        start = placed[-1].last + 1
+    return _Match(article, words, placed) if placed else None
+
+
+def _same_quote(match: _Match, total: int) -> bool:
+    """Whether an inexact match is clearly the same quote, changed: not a loose paraphrase."""
+    return (
+        total >= MIN_WORDS and match.matched >= math.ceil(SAME_QUOTE_SHARE * total) and match.longest_run >= RUN_WORDS
+    )
+
+
+# -- verdicts ------------------------------------------------------------------------------
+
+
+def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], searched: int) -> QuoteCheck:
+    """Every word is real: verbatim when the speaker agrees (or none was asked), else misattributed."""
+    attributed = [(m, _speaker_of(library, m)) for m in exact]
+    if not asked.speaker:
+        # The article that says who spoke first; then the one with the words in quote marks.
+        match, (said_by, quoted) = max(attributed, key=lambda pair: (bool(pair[1][0]), pair[1][1]))
+        note = "" if quoted else "These words are in the article's own text, not in quote marks."
+        return _result(library, "verbatim", asked, match, said_by, searched, note=note)
+    for match, (said_by, _) in attributed:
+        if said_by and same_person(asked.speaker, said_by):
+            return _result(library, "verbatim", asked, match, said_by, searched)
+    for match, (said_by, quoted) in attributed:
+        if not said_by and _named_nearby(match, asked.speaker):
+            note = f"The article does not say outright who said this; {asked.speaker} is named just before it."
+            if not quoted:
+                note = f"These words are in the article's own text, not in quote marks, near {asked.speaker}."
+            return _result(library, "verbatim", asked, match, "", searched, note=note)
+    match, (said_by, quoted) = max(attributed, key=lambda pair: (bool(pair[1][0]), pair[1][1]))
+    if said_by:
+        note = f"The article gives these words to {said_by}, not {asked.speaker}."
+    elif quoted:
+        note = f"The article does not say who said this, and does not name {asked.speaker} near it."
+    else:
+        note = f"These words are the article's own, not a quote of {asked.speaker}."
+    return _result(library, "misattributed", asked, match, said_by, searched, note=note)
+
+
+def _altered(library: Library, asked: AskedQuote, match: _Match, searched: int) -> QuoteCheck:
+    said_by, _ = _speaker_of(library, match)
+    differences = [d for piece in match.pieces for d in piece.differences]
+    note = ""
+    if asked.speaker and said_by and not same_person(asked.speaker, said_by):
+        note = f"The real quote is {said_by}'s, not {asked.speaker}'s."
+    result = _result(library, "altered", asked, match, said_by, searched, note=note)
+    result.differences = differences
+    result.changed_words = match.edits
+    return result
+
+
+def _not_found(library: Library, asked: AskedQuote, matches: list[_Match], searched: int) -> QuoteCheck:
+    result = QuoteCheck("not_found", asked, articles_searched=searched)
+    for match in matches[:CLOSEST_SHOWN]:
+        best = max(match.pieces, key=lambda p: p.matched)
+        if best.matched == 0:
+            continue
+        quote = _quote_around(library, match.article.id, *match.offsets(best))
+        start, end = (quote.start, quote.end) if quote else match.offsets(best)
+        citation = _citation(library, match.article, start, len(result.citations) + 1)
+        result.citations.append(citation)
+        result.closest.append(
+            AnswerSpan(
+                match.article.text[start:end],
+                "quote",
+                quote.speaker if quote else "",
+                citation.n,
+                match.article.id,
+                citation.paragraph,
+                start,
+                end,
+            )
+        )
+    return result
+
+
+def _result(
+    library: Library, verdict: Verdict, asked: AskedQuote, match: _Match, said_by: str, searched: int, note: str = ""
+) -> QuoteCheck:
+    offsets = [match.offsets(piece) for piece in match.pieces]
+    citation = _citation(library, match.article, offsets[0][0], 1)
+    spans = [
+        AnswerSpan(
+            match.article.text[start:end],
+            "quote",
+            said_by,
+            1,
+            match.article.id,
+            _paragraph_of(match.article.text, start),
+            start,
+            end,
+        )
+        for start, end in offsets
+    ]
+    return QuoteCheck(verdict, asked, said_by, spans, [citation], articles_searched=searched, note=note)
+
+
+# -- who said it ---------------------------------------------------------------------------
+
+
+def _speaker_of(library: Library, match: _Match) -> tuple[str, bool]:
+    """Who the article says spoke the matched words ("" when nobody), and whether they stand in
+    quote marks at all. Pieces joined by an ellipsis must be one person's words."""
+    quotes = library.store.quotes_of_articles([match.article.id])
+    speakers: list[str] = []
+    quoted = True
+    for piece in match.pieces:
+        start, end = match.offsets(piece)
+        inside = _overlapping(quotes, start, end)
+        if inside is None:
+            quoted = False
+            continue
+        speakers.append(inside.speaker)
+    named = [s for s in speakers if s]
+    if named and any(not same_person(named[0], other) for other in named[1:]):
+        return "", quoted  # pieces of two people's quotes: nobody said the joined words
+    return (named[0] if named else ""), quoted
+
+
+def _overlapping(quotes: list[Quote], start: int, end: int) -> Quote | None:
+    best, best_overlap = None, 0
+    for quote in quotes:
+        overlap = min(end, quote.end) - max(start, quote.start)
+        if overlap > best_overlap:
+            best, best_overlap = quote, overlap
+    return best
+
+
+def _quote_around(library: Library, article_id: int, start: int, end: int) -> Quote | None:
+    return _overlapping(library.store.quotes_of_articles([article_id]), start, end)
+
+
+def _named_nearby(match: _Match, speaker: str) -> bool:
+    """Whether the asked speaker's surname is written in the quote's paragraph or just before it."""
+    surname = _name_words(speaker)[-1:]
+    if not surname:
+        return False
+    text = match.article.text
+    found = paragraphs(text)
+    start = match.offsets(match.pieces[0])[0]
+    index = next((i for i, p in enumerate(found) if p.start <= start <= p.end), 0)
+    window = text[found[max(0, index - NAMED_NEARBY)].start : start] if found else text[:start]
+    return surname[0] in {w.norm for w in words_of(window)}
+
+
+_HONORIFIC_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "prof", "professor"})
+
+
+def _name_words(name: str) -> list[str]:
+    bare = re.sub(r"['’]s$", "", strip_honorific(name.strip()))
+    return [w.norm for w in words_of(bare) if w.norm not in _HONORIFIC_WORDS]
+
+
+def same_person(asked: str, real: str) -> bool:
+    """Whether a speaker as a user names them ("Blair", "Mr Blair", "Tony Blair") is the one an
+    article names ("Tony Blair", "a spokesman for Microsoft"): every word asked is in the real
+    name, or (both named in full) every real word is in the asked one."""
+    a, r = _name_words(asked), _name_words(real)
+    if not a or not r:
+        return False
+    return set(a) <= set(r) or (len(r) >= 2 and set(r) <= set(a))
+
+
+# -- citations -----------------------------------------------------------------------------
+
+
+def _paragraph_of(text: str, offset: int) -> int:
+    for paragraph in paragraphs(text):
+        if paragraph.start <= offset < paragraph.end:
+            return paragraph.number
+    return 1
+
+
+def _citation(library: Library, article: Article, offset: int, n: int) -> Citation:
+    """The citation of the paragraph holding ``offset``, with the passage that holds it."""
+    passage_id = 0
+    for sentence in library.store.sentences_of_articles([article.id]):
+        if sentence.start <= offset < sentence.end or (passage_id == 0 and sentence.start > offset):
+            passage_id = sentence.passage_id
+            break
+        passage_id = sentence.passage_id if sentence.start <= offset else passage_id
+    return Citation(
+        n,
+        article.id,
+        article.title,
+        article.source,
+        article.url,
+        article.published,
+        _paragraph_of(article.text, offset),
+        passage_id,
+    )
+
+
+def check_many(library: Library, items: list[tuple[str, str]], scope: ResolvedScope | None = None) -> list[QuoteCheck]:
+    """``check_quote`` for each (text, speaker)."""
+    return [check_quote(library, text, speaker, scope) for text, speaker in items]
