@@ -141,11 +141,11 @@ def fit(library: Library, pairs: list[Pair]) -> None:
         for row, part in zip(ranges.tolist(), parts, strict=True):
             quote = quotes[int(row[0])]
             label = any(matches(t, quote.text) for t in pair.texts)
-            candidates.append((index, part.closeness, part.article, part.words, label, part.paragraph))
+            candidates.append((index, part.closeness, part.article, part.words, label, part.paragraph, part.gap))
     print(f"{len(candidates)} candidate quotes, {sum(c[4] for c in candidates)} labelled on topic")
-    grid = [(a, w, p) for a in (0.0, 0.5, 1.0, 1.5) for w in (0.0, 0.15, 0.3) for p in (0.0, 0.5, 1.0)]
-    for article_weight, words_weight, paragraph_weight in grid:
-        rule = TopicRule(article_weight, words_weight, 0.0, paragraph_weight)
+    grid = [(a, w, p, g) for a in (1.0, 1.5) for w in (0.0, 0.15) for p in (0.0, 0.5) for g in (0.0, 0.5, 1.0, 2.0)]
+    for article_weight, words_weight, paragraph_weight, gap_weight in grid:
+        rule = TopicRule(article_weight, words_weight, 0.0, paragraph_weight, gap_weight)
         threshold, f = _best_threshold(candidates, rule, range(len(pairs)))
         held = Tally()
         for left_out in range(len(pairs)):
@@ -154,18 +154,20 @@ def fit(library: Library, pairs: list[Pair]) -> None:
             held.add(_tally(candidates, replace(rule, threshold=chosen), [left_out], pairs))
         inside = _tally(candidates, replace(rule, threshold=threshold), range(len(pairs)), pairs)
         print(
-            f"article {article_weight:.2f} words {words_weight:.2f} paragraph {paragraph_weight:.2f}: "
+            f"article {article_weight:.2f} words {words_weight:.2f} paragraph {paragraph_weight:.2f} "
+            f"gap {gap_weight:.2f}: "
             f"threshold {threshold:.3f} in sample R {inside.recall:.3f} P {inside.precision:.3f}; "
             f"leave-one-pair-out R {held.recall:.3f} P {held.precision:.3f}"
         )
 
 
-def _value(candidate: tuple[int, float, float, float, bool, float], rule: TopicRule) -> float:
+def _value(candidate: tuple[int, float, float, float, bool, float, float], rule: TopicRule) -> float:
     return (
         candidate[1]
         + rule.article_weight * candidate[2]
         + rule.words_weight * candidate[3]
         + rule.paragraph_weight * candidate[5]
+        - rule.gap_weight * candidate[6]
     )
 
 

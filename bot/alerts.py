@@ -72,6 +72,12 @@ class AlertsCommand:
         if verb not in {"add", "show", "list", "remove", "delete"}:
             return _error(f"Usage: `{USAGE}`, e.g. `{usage} add speaker:Mourinho topic:referees`.")
         channel = asker.parent_channel or asker.channel_id
+        if asker.platform == "terminal" and verb not in {"show", "list"}:
+            # The terminal is no channel anyone reads later; the CLI names the channel to post to.
+            return _error(
+                "Alerts post to a Slack or Discord channel: `byline alerts add --channel slack:C0123 "
+                "--speaker NAME [--topic WORDS]`."
+            )
         if not tenant or not channel:
             return _error(f"Alerts belong to a channel: run `{usage} {verb}` in the channel that should get them.")
         if verb in {"show", "list"}:

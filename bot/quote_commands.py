@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from retrieval.errors import BylineError
-from retrieval.quote_pages import page_count, timeline_page, user_words
+from retrieval.quote_pages import PAGE_SIZE, page_count, timeline_page, user_words
 from retrieval.quote_timeline import speaker_timeline
 from retrieval.reaction_pages import reactions_digest
 from retrieval.reactions import reactions
@@ -109,8 +109,9 @@ def parse_quote_query(text: str, now: datetime) -> QuoteQuery:
 class QuoteCommands:
     """``/quotes`` and ``/reactions`` over the service's library, pool and limits."""
 
-    def __init__(self, service: Service) -> None:
+    def __init__(self, service: Service, page_size: int = PAGE_SIZE) -> None:
         self.service = service
+        self.page_size = page_size
 
     def quotes(self, args: str, asker: Asker) -> Reply:
         name = "/byline quotes" if asker.platform == "slack" else "/quotes"
@@ -130,11 +131,11 @@ class QuoteCommands:
             return _busy()
         except BylineError as error:
             return _error(str(error))
-        pages = page_count(timeline)
+        pages = page_count(timeline, self.page_size)
         if query.page > pages and timeline.quotes:
             only = "There is only 1 page" if pages == 1 else f"There are {pages} pages"
             return _error(f"{only} of quotes; `page:` goes from 1 to {pages}.")
-        return DigestReply(timeline_page(timeline, query.page, command=query.command(name)))
+        return DigestReply(timeline_page(timeline, query.page, self.page_size, command=query.command(name)))
 
     def reactions(self, args: str, asker: Asker) -> Reply:
         try:
