@@ -17,6 +17,7 @@ from .ingest_commands import register_ingest
 from .limits import LimitSettings
 from .quote_commands import register_quote_commands
 from .service import Service
+from .verify_command import register_verify
 
 if TYPE_CHECKING:
     from retrieval.backend import Backend
@@ -33,6 +34,8 @@ def add_features(service: Service, default_timezone: str = "UTC", fetcher: Fetch
     # /quotes, /reactions and /alerts (issue 35); the alerts job runs in the scheduler's loop.
     register_quote_commands(service)
     register_alerts(service, scheduler)
+    # /verify: is this quote real? (issue 35, part 1)
+    register_verify(service)
     return service
 
 

@@ -16,7 +16,7 @@ from retrieval.database import DATABASE_ERRORS
 from retrieval.errors import BylineError
 from retrieval.removal import audit_entries, remove_articles
 
-from . import cli_digest, cli_eval, cli_migrate, cli_quotes, cli_worker, gaps
+from . import cli_digest, cli_eval, cli_migrate, cli_quotes, cli_verify, cli_worker, gaps
 from .cli_feeds import add_feeds_parser, run_feeds
 from .cli_ingest import ingest_command
 from .cli_output import pipe_safe, plural, print_error, print_json
@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_digest.add_subparser(commands)
     gaps.add_parsers(commands)
     cli_quotes.add_parsers(commands)
+    cli_verify.add_parser(commands)
     commands.add_parser("chat", help="chat in the terminal")
     commands.add_parser("serve", help="run on the platforms configured in the environment (or the terminal)")
     add_feeds_parser(commands)
@@ -156,6 +157,8 @@ def _dispatch(command: str, args: argparse.Namespace, settings: Settings) -> int
             return cli_digest.run(service, args)
         if command == "quotes":
             return cli_quotes.run_quotes(service, args)
+        if command == "verify":
+            return cli_verify.run(service, args)
         if command == "reactions":
             return cli_quotes.run_reactions(service, args)
         if command == "alerts":

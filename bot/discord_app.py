@@ -30,6 +30,7 @@ from .delivery import DeliveryError
 from .discord_quotes import register_quote_commands
 from .discord_render import render
 from .discord_shards import ShardPlan, shard_plan
+from .discord_verify import register_verify_command
 from .discord_views import (
     DYNAMIC_ITEMS,
     NO_MENTIONS,
@@ -581,6 +582,8 @@ def register_commands(client: BylineClient) -> None:
     tree.add_command(scope)
     # /quotes, /reactions, /alerts (issue 35): bot/discord_quotes.py.
     register_quote_commands(tree, service, slash)
+    # /verify: is this quote real? (issue 35, part 1): bot/discord_verify.py.
+    register_verify_command(tree, service, slash)
 
 
 async def download_attachment(file: discord.Attachment) -> bytes | TextReply:

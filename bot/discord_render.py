@@ -34,8 +34,9 @@ from retrieval.render import (
     with_speaker_headings,
 )
 
+from . import verify_render
 from .platforms import layout
-from .replies import PassagesReply, Reply, SearchReply, SourcesReply, TextReply, render_marked
+from .replies import PassagesReply, Reply, SearchReply, SourcesReply, TextReply, VerifyReply, render_marked
 
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256
@@ -384,6 +385,43 @@ def render_text(reply: TextReply) -> list[DiscordMessage]:
     return [DiscordMessage(content=chunk) for chunk in chunks]
 
 
+# The embed colour of each verdict: green for verbatim, amber for altered or misattributed.
+VERDICT_COLOURS = {
+    "verbatim": discord.Colour(0x1A7F37),
+    "altered": WARNING,
+    "misattributed": WARNING,
+    "not_found": ERROR,
+}
+
+
+def render_verify(reply: VerifyReply) -> list[DiscordMessage]:
+    """A quote check: the verdict as the title, the real words (the ones that differ in bold),
+    the differences, the citation; for "not found", the closest quotes."""
+    check = reply.check
+
+    def marked(text: str) -> str:
+        return render_marked(text, str, clean_field)
+
+    blocks: list[Block | str] = []
+    for span in check.spans:
+        words = "".join(
+            f"**{clean(s.text)}**" if s.differs else clean(s.text) for s in verify_render.segments(check, span)
+        )
+        blocks.append(Block(f"> {OPEN_QUOTE}", words, f"{CLOSE_QUOTE} **[{span.citation}]**"))
+    blocks += [
+        marked(line) for line in (*verify_render.difference_lines(check), verify_render.note_line(check)) if line
+    ]
+    if check.closest:
+        blocks.append("\n**Closest quotes**")
+        blocks += [span_block(s, f"**{clean_field(s.speaker)}:**\n" if s.speaker else "") for s in check.closest]
+    if check.citations:
+        blocks.append("\n**Sources**")
+        blocks += [citation_text(c) for c in check.citations]
+    blocks.append(f"-# {marked(verify_render.asked_line(check))}")
+    title = render_marked(verify_render.heading(check), str, field_text)
+    return pack(blocks, title=title, colour=VERDICT_COLOURS[check.verdict])
+
+
 _RENDERERS = layout.ReplyRenderers(
     answer=lambda reply: render_answer(reply.answer, reply.asked_by),
     search=render_search,
@@ -391,6 +429,7 @@ _RENDERERS = layout.ReplyRenderers(
     passages=render_passages,
     digest=lambda reply: render_digest(reply.digest),
     text=render_text,
+    verify=render_verify,
 )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from retrieval.models import Answer, Article, Citation, Digest, Passage, SearchHit
+from retrieval.quote_check import QuoteCheck
 
 
 @dataclass
@@ -89,4 +90,12 @@ class DigestReply:
     private: bool = False
 
 
-Reply = AnswerReply | SearchReply | SourcesReply | PassagesReply | TextReply | DigestReply
+@dataclass
+class VerifyReply:
+    """A quote check's verdict (``/verify``): the real words, the differences, the citation."""
+
+    check: QuoteCheck
+    private: bool = False
+
+
+Reply = AnswerReply | SearchReply | SourcesReply | PassagesReply | TextReply | DigestReply | VerifyReply

@@ -30,6 +30,7 @@ from retrieval.render import (
     with_speaker_headings,
 )
 
+from . import verify_render
 from .platforms import layout
 from .replies import (
     AnswerReply,
@@ -39,6 +40,7 @@ from .replies import (
     SearchReply,
     SourcesReply,
     TextReply,
+    VerifyReply,
     render_marked,
 )
 
@@ -372,6 +374,29 @@ def _also_in(story: DigestStory) -> str:
     return "also in: " + "; ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
+def render_verify(reply: VerifyReply) -> list[SlackMessage]:
+    """A quote check: the verdict, the real words (the ones that differ in bold), the
+    differences, the citation; for "not found", the closest quotes."""
+    check = reply.check
+
+    def marked(text: str) -> str:
+        return render_marked(text, escape, data_field)
+
+    units = [f"*{marked(verify_render.heading(check))}*"]
+    for span in check.spans:
+        words = "".join(f"*{data(s.text)}*" if s.differs else data(s.text) for s in verify_render.segments(check, span))
+        units.append(f"{OPEN_QUOTE}{words}{CLOSE_QUOTE} [{span.citation}]")
+    units += [marked(line) for line in (*verify_render.difference_lines(check), verify_render.note_line(check)) if line]
+    if check.closest:
+        units.append("*Closest quotes*")
+        units += [(f"{data_field(s.speaker)}: " if s.speaker else "") + span_unit(s) for s in check.closest]
+    blocks = [*pack_sections(units), *context([marked(verify_render.asked_line(check))])]
+    if check.citations:
+        blocks += context([citation_mrkdwn(c) for c in check.citations])
+    fallback = _clip(render_marked(verify_render.heading(check), escape, data_field), FALLBACK_LIMIT)
+    return _keep_tail_together(blocks, fallback, reply.private)
+
+
 _RENDERERS = layout.ReplyRenderers(
     answer=render_answer,
     search=render_search,
@@ -379,6 +404,7 @@ _RENDERERS = layout.ReplyRenderers(
     passages=render_passages,
     digest=render_digest,
     text=render_text,
+    verify=render_verify,
 )
 
 

@@ -10,6 +10,7 @@ from typing import TextIO
 
 from retrieval.render import citation_line, format_date, plain
 
+from . import verify_render
 from .cli_output import read_as
 from .platforms.layout import ReplyRenderers
 from .related_actions import ask_related
@@ -62,6 +63,7 @@ _RENDERERS: ReplyRenderers[str] = ReplyRenderers(
     passages=_passages,
     digest=lambda reply: reply.digest.text,
     text=lambda reply: reply.text,
+    verify=lambda reply: verify_render.plain_text(reply.check),
 )
 
 

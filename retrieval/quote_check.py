@@ -76,7 +76,12 @@ class QuoteCheck:
     changed_words: int = 0
     articles_searched: int = 0
     closest: list[AnswerSpan] = field(default_factory=list)
-    # Said when the verdict needs a reason: the speaker asked about, words not in quote marks.
+    # Whether the real words stand in quote marks (else they are the article's own words), and,
+    # for words the article attributes to nobody, whether the speaker asked about is named just
+    # before them (the renderers word their notes from these).
+    quoted: bool = True
+    named_nearby: bool = False
+    # The reason in a sentence, when the verdict needs one (JSON and plain text).
     note: str = ""
 
     @property
@@ -102,6 +107,7 @@ class QuoteCheck:
             "changed_words": self.changed_words,
             "articles_searched": self.articles_searched,
             "closest": [self._closest_json(span) for span in self.closest],
+            "quoted": self.quoted,
             "note": self.note or None,
         }
 
@@ -157,7 +163,7 @@ def check_quote(library: Library, text: str, speaker: str = "", scope: ResolvedS
     if exact:
         return _exact_verdict(library, asked, exact, searched)
     # Word-by-word alignment costs a few milliseconds an article: only the likeliest are aligned.
-    aligned = (_match(a, words, pieces) for a, words in candidates[:ALIGNED_ARTICLES])
+    aligned = (_match(a, words, pieces, asked.pieces) for a, words in candidates[:ALIGNED_ARTICLES])
     matches = sorted((m for m in aligned if m), key=lambda m: (m.edits, -m.matched))
     total = sum(len(p) for p in pieces)
     if matches and _same_quote(matches[0], total):
@@ -213,13 +219,15 @@ def _words_of_article(article: Article) -> list[Word]:
     return words
 
 
-def _match(article: Article, words: list[Word], pieces: list[list[Word]], exact_only: bool = False) -> _Match | None:
+def _match(
+    article: Article, words: list[Word], pieces: list[list[Word]], texts: tuple[str, ...] = (), exact_only: bool = False
+) -> _Match | None:
     """The pieces lined up in order in one article: word for word where they can be, else (unless
     ``exact_only``) as closely as they can; None when a piece cannot be placed."""
     norms = [w.norm for w in words]
     placed: list[Alignment] = []
     start = 0
-    for piece in pieces:
+    for index, piece in enumerate(pieces):
         if not piece:
             continue
         exact = find_exact([w.norm for w in piece], norms, start)
@@ -230,7 +238,7 @@ def _match(article: Article, words: list[Word], pieces: list[list[Word]], exact_
         elif exact_only:
             return None
         else:
-            found = align(piece, words, start)
+            found = align(piece, words, start, (texts[index] if texts else "", article.text))
             if found is None:
                 return None
             placed.append(found)
@@ -255,7 +263,7 @@ def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], sea
         # The article that says who spoke first; then the one with the words in quote marks.
         match, (said_by, quoted) = max(attributed, key=lambda pair: (bool(pair[1][0]), pair[1][1]))
         note = "" if quoted else "These words are in the article's own text, not in quote marks."
-        return _result(library, "verbatim", asked, match, said_by, searched, note=note)
+        return _result(library, "verbatim", asked, match, said_by, searched, note=note, quoted=quoted)
     for match, (said_by, _) in attributed:
         if said_by and same_person(asked.speaker, said_by):
             return _result(library, "verbatim", asked, match, said_by, searched)
@@ -264,7 +272,9 @@ def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], sea
             note = f"The article does not say outright who said this; {asked.speaker} is named just before it."
             if not quoted:
                 note = f"These words are in the article's own text, not in quote marks, near {asked.speaker}."
-            return _result(library, "verbatim", asked, match, "", searched, note=note)
+            result = _result(library, "verbatim", asked, match, "", searched, note=note, quoted=quoted)
+            result.named_nearby = True
+            return result
     match, (said_by, quoted) = max(attributed, key=lambda pair: (bool(pair[1][0]), pair[1][1]))
     if said_by:
         note = f"The article gives these words to {said_by}, not {asked.speaker}."
@@ -272,16 +282,16 @@ def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], sea
         note = f"The article does not say who said this, and does not name {asked.speaker} near it."
     else:
         note = f"These words are the article's own, not a quote of {asked.speaker}."
-    return _result(library, "misattributed", asked, match, said_by, searched, note=note)
+    return _result(library, "misattributed", asked, match, said_by, searched, note=note, quoted=quoted)
 
 
 def _altered(library: Library, asked: AskedQuote, match: _Match, searched: int) -> QuoteCheck:
-    said_by, _ = _speaker_of(library, match)
+    said_by, quoted = _speaker_of(library, match)
     differences = [d for piece in match.pieces for d in piece.differences]
     note = ""
     if asked.speaker and said_by and not same_person(asked.speaker, said_by):
         note = f"The real quote is {said_by}'s, not {asked.speaker}'s."
-    result = _result(library, "altered", asked, match, said_by, searched, note=note)
+    result = _result(library, "altered", asked, match, said_by, searched, note=note, quoted=quoted)
     result.differences = differences
     result.changed_words = match.edits
     return result
@@ -313,7 +323,14 @@ def _not_found(library: Library, asked: AskedQuote, matches: list[_Match], searc
 
 
 def _result(
-    library: Library, verdict: Verdict, asked: AskedQuote, match: _Match, said_by: str, searched: int, note: str = ""
+    library: Library,
+    verdict: Verdict,
+    asked: AskedQuote,
+    match: _Match,
+    said_by: str,
+    searched: int,
+    note: str = "",
+    quoted: bool = True,
 ) -> QuoteCheck:
     offsets = [match.offsets(piece) for piece in match.pieces]
     citation = _citation(library, match.article, offsets[0][0], 1)
@@ -330,7 +347,7 @@ def _result(
         )
         for start, end in offsets
     ]
-    return QuoteCheck(verdict, asked, said_by, spans, [citation], articles_searched=searched, note=note)
+    return QuoteCheck(verdict, asked, said_by, spans, [citation], articles_searched=searched, quoted=quoted, note=note)
 
 
 # -- who said it ---------------------------------------------------------------------------

@@ -137,12 +137,15 @@ def parse_asked(text: str, speaker: str = "") -> AskedQuote:
 
 @dataclass(frozen=True)
 class Difference:
-    """Words where the asked quote and the real one part: ``asked`` words written instead of
-    (or added to) the ``real`` ones; either side may be empty (a word added or dropped)."""
+    """Words where the asked quote and the real one part: ``asked`` (as the user wrote them)
+    written instead of, or added to, the ``real`` ones (as the article writes them, at
+    ``real_start``:``real_end`` of its text). Either side may be empty: a word added (no real
+    words: offsets -1) or dropped."""
 
     asked: str
     real: str
-    position: int  # index of the first asked word concerned, for ordering
+    real_start: int = -1
+    real_end: int = -1
 
 
 @dataclass(frozen=True)
@@ -190,9 +193,12 @@ def _windows(piece: list[str], words: list[str], start: int, keep: int) -> list[
     return chosen
 
 
-def align(piece: list[Word], words: list[Word], start: int = 0, keep: int = 3) -> Alignment | None:
+def align(
+    piece: list[Word], words: list[Word], start: int = 0, texts: tuple[str, str] = ("", ""), keep: int = 3
+) -> Alignment | None:
     """The best word-by-word alignment of all of ``piece`` with a stretch of ``words`` (from index
-    ``start``): fewest edits (a word changed, added or dropped), then most words agreeing."""
+    ``start``): fewest edits (a word changed, added or dropped), then most words agreeing.
+    ``texts`` are the piece's and the article's text, from which differences are quoted."""
     asked = [w.norm for w in piece]
     real = [w.norm for w in words]
     best: tuple[Alignment, _Pairs] | None = None
@@ -205,7 +211,7 @@ def align(piece: list[Word], words: list[Word], start: int = 0, keep: int = 3) -
             best = found
     if best is None:
         return None
-    return _with_text(best[0], best[1], piece, words)
+    return _with_text(best[0], best[1], piece, words, texts)
 
 
 _Pairs = list[tuple[int | None, int | None]]
@@ -261,36 +267,40 @@ def _align_window(asked: list[str], real: list[str], low: int, high: int) -> tup
     return Alignment(real_indexes[0], real_indexes[-1], cost[n][end], matched, longest, ()), pairs
 
 
-def _with_text(alignment: Alignment, pairs: _Pairs, piece: list[Word], words: list[Word]) -> Alignment:
-    """The alignment with its differences written out as words (asked side, real side)."""
+def _with_text(
+    alignment: Alignment, pairs: _Pairs, piece: list[Word], words: list[Word], texts: tuple[str, str]
+) -> Alignment:
+    """The alignment with its differences written out: the asked words as typed, the real words
+    as the article writes them, with their offsets."""
+    asked_text, real_text = texts
     differences: list[Difference] = []
     asked_run: list[int] = []
     real_run: list[int] = []
 
-    def flush(position: int) -> None:
+    def written(text: str, found: list[Word], run: list[int]) -> str:
+        if not run:
+            return ""
+        first, last = found[run[0]], found[run[-1]]
+        return text[first.start : last.end] if text else " ".join(found[i].norm for i in run)
+
+    def flush() -> None:
         if asked_run or real_run:
+            real_offsets = (words[real_run[0]].start, words[real_run[-1]].end) if real_run else (-1, -1)
             differences.append(
-                Difference(
-                    " ".join(piece[a].norm for a in asked_run),
-                    " ".join(words[r].norm for r in real_run),
-                    asked_run[0] if asked_run else position,
-                )
+                Difference(written(asked_text, piece, asked_run), written(real_text, words, real_run), *real_offsets)
             )
             asked_run.clear()
             real_run.clear()
 
-    last_asked = 0
     for a, r in pairs:
         if a is not None and r is not None and piece[a].norm == words[r].norm:
-            flush(a)
-            last_asked = a
+            flush()
             continue
         if a is not None:
             asked_run.append(a)
-            last_asked = a
         if r is not None:
             real_run.append(r)
-    flush(last_asked + 1)
+    flush()
     return Alignment(
         alignment.first, alignment.last, alignment.edits, alignment.matched, alignment.longest_run, tuple(differences)
     )

@@ -8,7 +8,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar, assert_never
 
-from ..replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from ..replies import (
+    AnswerReply,
+    DigestReply,
+    PassagesReply,
+    Reply,
+    SearchReply,
+    SourcesReply,
+    TextReply,
+    VerifyReply,
+)
 
 # One question never floods a channel: whatever the articles say, a reply is at most 3 messages.
 MAX_MESSAGES = 3
@@ -28,6 +37,7 @@ class ReplyRenderers(Generic[M]):
     passages: Callable[[PassagesReply], M]
     digest: Callable[[DigestReply], M]
     text: Callable[[TextReply], M]
+    verify: Callable[[VerifyReply], M]
 
     def __call__(self, reply: Reply) -> M:
         if isinstance(reply, AnswerReply):
@@ -42,6 +52,8 @@ class ReplyRenderers(Generic[M]):
             return self.digest(reply)
         if isinstance(reply, TextReply):
             return self.text(reply)
+        if isinstance(reply, VerifyReply):
+            return self.verify(reply)
         assert_never(reply)
 
 
