@@ -38,6 +38,8 @@ def heading(check: QuoteCheck) -> str:
     asked = untrusted(check.asked.speaker) if check.asked.speaker else ""
     if check.verdict == "verbatim":
         return f"✅ Verbatim — said by {speaker}" if speaker else "✅ Verbatim — in the article word for word"
+    if check.verdict == "altered" and check.joined_apart:
+        return "✏️ Altered — real words, but joined from different quotes"
     if check.verdict == "altered":
         count = plural(check.changed_words, "word") + (" differs" if check.changed_words == 1 else " differ")
         return f"✏️ Altered — {count} from what {speaker} said" if speaker else f"✏️ Altered — {count}"

@@ -81,6 +81,8 @@ class QuoteCheck:
     # before them (the renderers word their notes from these).
     quoted: bool = True
     named_nearby: bool = False
+    # Altered by joining: every word is real, but the pieces an ellipsis joins are far apart.
+    joined_apart: bool = False
     # The reason in a sentence, when the verdict needs one (JSON and plain text).
     note: str = ""
 
@@ -108,6 +110,7 @@ class QuoteCheck:
             "articles_searched": self.articles_searched,
             "closest": [self._closest_json(span) for span in self.closest],
             "quoted": self.quoted,
+            "joined_apart": self.joined_apart,
             "note": self.note or None,
         }
 
@@ -257,8 +260,16 @@ def _same_quote(match: _Match, total: int) -> bool:
 
 
 def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], searched: int) -> QuoteCheck:
-    """Every word is real: verbatim when the speaker agrees (or none was asked), else misattributed."""
-    attributed = [(m, _speaker_of(library, m)) for m in exact]
+    """Every word is real: verbatim when the speaker agrees (or none was asked), else misattributed.
+    Pieces joined by an ellipsis must be pieces of one quote; joined from far apart, they are a
+    quote nobody said, so "altered"."""
+    whole = [m for m in exact if _one_quote(library, m)]
+    if not whole:
+        result = _altered(library, asked, exact[0], searched)
+        result.joined_apart = True
+        result.note = "Every word is real, but the pieces come from different quotes: nobody said them together."
+        return result
+    attributed = [(m, _speaker_of(library, m)) for m in whole]
     if not asked.speaker:
         # The article that says who spoke first; then the one with the words in quote marks.
         match, (said_by, quoted) = max(attributed, key=lambda pair: (bool(pair[1][0]), pair[1][1]))
@@ -370,6 +381,22 @@ def _speaker_of(library: Library, match: _Match) -> tuple[str, bool]:
     if named and any(not same_person(named[0], other) for other in named[1:]):
         return "", quoted  # pieces of two people's quotes: nobody said the joined words
     return (named[0] if named else ""), quoted
+
+
+def _one_quote(library: Library, match: _Match) -> bool:
+    """Whether the pieces an ellipsis joins are one quote: one quote group, or (as in
+    `"A," he said. "B."`) one speaker's words in the same or the next paragraph."""
+    if len(match.pieces) < 2:
+        return True
+    quotes = library.store.quotes_of_articles([match.article.id])
+    found = [_overlapping(quotes, *match.offsets(piece)) for piece in match.pieces]
+    if all(q is not None for q in found) and len({q.group for q in found if q is not None}) == 1:
+        return True
+    named = {q.speaker for q in found if q is not None and q.speaker}
+    if len(named) > 1 and any(not same_person(a, b) for a in named for b in named):
+        return False
+    numbers = [_paragraph_of(match.article.text, match.offsets(piece)[0]) for piece in match.pieces]
+    return all(0 <= later - earlier <= 1 for earlier, later in zip(numbers, numbers[1:], strict=False))
 
 
 def _overlapping(quotes: list[Quote], start: int, end: int) -> Quote | None:

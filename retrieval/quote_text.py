@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 # A word, a number ("1,000", "3.5") or a sign that changes what a number means.
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*|[£$€¥%]|[^\W_]+")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’‘ʼ][^\W\d_]+)*|[£$€¥%]|[^\W_]+")
+# Apostrophes as typed or typeset; they stay in the word ("we're" is not "were").
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 # Where one piece of a quote ends and the next begins: "…", "...", ". . .", "[…]", "[...]".
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:…|\.\s?\.\s?\.)\s*\]|…|\.\s?\.\s?\.)\s*")
 _OPENERS = "\"“‘'«„"
@@ -66,10 +68,12 @@ class AskedQuote:
 
 
 def normalise(token: str) -> str:
-    """A token as compared: accents dropped, case folded, apostrophes and digit commas gone."""
+    """A token as compared: accents dropped, case folded, one apostrophe for every kind, commas
+    in numbers gone. The apostrophe stays: dropping it would make "we're" the same as "were"."""
+    token = token.translate(_APOSTROPHES)
     if not token.isascii():
         token = "".join(c for c in unicodedata.normalize("NFKD", token) if not unicodedata.combining(c))
-    token = token.casefold().replace("’", "").replace("'", "")
+    token = token.casefold()
     return token.replace(",", "") if token[:1].isdigit() else token
 
 
@@ -83,10 +87,8 @@ def words_of(text: str, offset: int = 0) -> list[Word]:
     found = []
     for match in _TOKEN.finditer(source):
         token = match.group()
-        if not whole or not token.isascii() or "'" in token or (token[0].isdigit() and "," in token):
+        if not whole or not token.isascii() or (token[0].isdigit() and "," in token):
             token = normalise(token)
-        elif "’" in token:
-            token = token.replace("’", "")
         if token:
             found.append(Word(token, match.start() + offset, match.end() + offset))
     return found
