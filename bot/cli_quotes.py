@@ -94,7 +94,8 @@ def run_quotes(service: Service, args: argparse.Namespace) -> int:
         write_csv(timeline_rows(timeline), sys.stdout)
     else:
         print(timeline_page(timeline, 1, size=max(1, len(timeline.quotes))).text)
-    return 0 if timeline.quotes else 1
+    # Nobody quoted is an answer, as a search that finds nothing is: the message says so.
+    return 0
 
 
 def run_reactions(service: Service, args: argparse.Namespace) -> int:
@@ -106,7 +107,7 @@ def run_reactions(service: Service, args: argparse.Namespace) -> int:
         print_json(reactions_json(found))
     else:
         print(reactions_digest(found).text)
-    return 0 if found.reactions else 1
+    return 0
 
 
 def run_alerts(service: Service, args: argparse.Namespace) -> int:

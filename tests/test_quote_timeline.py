@@ -159,7 +159,7 @@ def test_cli_quotes_json_csv_and_text(quote_cli_dir: Path, capsys: pytest.Captur
     text = capsys.readouterr().out
     assert text.startswith("Jose Mourinho on “referees”: 4 quotes") and "Sources:" in text
 
-    assert main(["quotes", "--speaker", "Nobody Atall", "--json"]) == 1
+    assert main(["quotes", "--speaker", "Nobody Atall", "--json"]) == 0
     assert "Nobody called" in json.loads(capsys.readouterr().out)["message"]
     assert main(["quotes", "--speaker", "Mourinho", "--since", "not a date"]) == 2
     assert "--since" in capsys.readouterr().err
@@ -171,3 +171,19 @@ def test_cli_reactions_json(quote_cli_dir: Path, capsys: pytest.CaptureFixture[s
     first = data["reactions"][0]
     assert first["speaker"] == "Tom Hale" and first["kind"] == "person" and first["citation"]["paragraph"] >= 1
     assert {r["kind"] for r in data["reactions"]} == {"person", "organisation"}
+
+
+def test_cli_alerts_add_show_remove_as_the_operator(quote_cli_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["alerts", "add", "--channel", "slack:C0123ABC", "--speaker", "Mourinho", "--topic", "referees"]) == 0
+    assert "Alert 1 added" in capsys.readouterr().out
+    assert main(["alerts", "add", "--channel", "slack:C0123ABC", "--speaker", "Mourinho", "--topic", "referees"]) == 1
+    assert "already has that alert" in capsys.readouterr().err
+    assert main(["alerts", "add", "--channel", "nowhere", "--speaker", "Mourinho"]) == 2
+    assert "platform:channel" in capsys.readouterr().err
+    assert main(["alerts", "show", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [(a["tenant"], a["platform"], a["channel_id"], a["speaker"]) for a in shown] == [
+        ("operator", "slack", "C0123ABC", "Mourinho")
+    ]
+    assert main(["alerts", "remove", "1"]) == 0 and "Alert 1 removed" in capsys.readouterr().out
+    assert main(["alerts", "remove", "1"]) == 1
