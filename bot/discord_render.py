@@ -404,8 +404,12 @@ def render_verify(reply: VerifyReply) -> list[DiscordMessage]:
 
     blocks: list[Block | str] = []
     for span in check.spans:
+        # clean() trims each piece, so the spaces between the pieces are put back.
         words = "".join(
-            f"**{clean(s.text)}**" if s.differs else clean(s.text) for s in verify_render.segments(check, span)
+            (" " if s.text[:1].isspace() else "")
+            + (f"**{clean(s.text)}**" if s.differs else clean(s.text))
+            + (" " if s.text[-1:].isspace() else "")
+            for s in verify_render.segments(check, span)
         )
         blocks.append(Block(f"> {OPEN_QUOTE}", words, f"{CLOSE_QUOTE} **[{span.citation}]**"))
     blocks += [
