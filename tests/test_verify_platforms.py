@@ -17,7 +17,7 @@ from bot.app import add_features
 from bot.discord_render import DESCRIPTION_LIMIT, MESSAGE_EMBED_LIMIT, message_size
 from bot.discord_render import render as discord_render
 from bot.limits import LimitSettings
-from bot.replies import VerifyReply
+from bot.replies import TextReply, VerifyReply
 from bot.service import Asker, Service
 from bot.slack_render import BLOCK_LIMIT, SECTION_LIMIT
 from bot.slack_render import render as slack_render
@@ -69,9 +69,9 @@ def test_service_verify_command(verify_service: Service) -> None:
     reply = verify_service.run_command(f"/verify {ALTERED}", asker)
     assert isinstance(reply, VerifyReply) and reply.check.verdict == "altered"
     usage = verify_service.run_command("/verify", asker)
-    assert not isinstance(usage, VerifyReply) and usage.error and "Give the quote" in usage.text
+    assert isinstance(usage, TextReply) and usage.error and "Give the quote" in usage.text
     speaker_only = verify_service.run_command("/verify speaker:Mourinho", asker)
-    assert not isinstance(speaker_only, VerifyReply) and "as well as the speaker" in speaker_only.text
+    assert isinstance(speaker_only, TextReply) and "as well as the speaker" in speaker_only.text
     assert "/verify" in verify_service.help().text
 
 
