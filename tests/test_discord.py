@@ -178,6 +178,10 @@ def test_login_syncs_commands_to_the_guild_with_minimal_intents(fake: DiscordFak
         "autoreply",
         "gaps",
         "scope",
+        "quotes",
+        "reactions",
+        "alerts",
+        "verify",
     }
     for command in commands.values():
         assert command["description"]
