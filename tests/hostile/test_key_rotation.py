@@ -4,6 +4,7 @@ every one of them: the old key can be dropped and the rotation completes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from bot.service import Service
 from bot.slack_installations import SlackInstallations
 from bot.state import BotState
 from bot.token_crypto import TokenCipher, TokenKeyError
-from tests.slack_fake import CLIENT_ID, FakeSlack
+from tests.slack_fake import CLIENT_ID, Call, FakeSlack
 from tests.test_slack_oauth import Served, oauth_settings, restarted
 
 OLD = Fernet.generate_key().decode()
@@ -25,6 +26,10 @@ TEAMS = {"TAAA": "Acme", "TBBB": "Bravo", "TCCC": "Charlie"}
 def sealed_rows(state: BotState) -> list[tuple[str, str]]:
     rows = state._connect().execute("SELECT team_id, sealed FROM slack_installations ORDER BY team_id")
     return [(str(team), str(sealed)) for team, sealed in rows]
+
+
+def in_channel(channel: str) -> Callable[[Call], bool]:
+    return lambda call: call.params["channel"] == channel
 
 
 def test_a_start_with_new_and_old_reseals_so_new_alone_opens_everything(
@@ -57,7 +62,7 @@ def test_a_start_with_new_and_old_reseals_so_new_alone_opens_everything(
     try:
         for number, team in enumerate(TEAMS):
             assert rotated.mention(team, f"C{team}", f"1700000100.00010{number}")[0] == 200
-            answer = slack.wait_call("chat.postMessage", lambda c, team=team: c.params["channel"] == f"C{team}")
+            answer = slack.wait_call("chat.postMessage", in_channel(f"C{team}"))
             assert answer.token == slack.workspace(team).bot_token
     finally:
         rotated.close()
