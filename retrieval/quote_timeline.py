@@ -4,8 +4,9 @@
 The person is matched as the answer path matches a speaker (``answering/who.py``): the full
 name, the surname, a name as people write it ("Mr Oaten", "the Tory leader Michael Howard"),
 a typo a letter away, and the shorter names an article stored them under. Their quotes are the
-stored ones (``Store.speaker_quote_ranges``: two words or more, attributed at ingest), each a
-verbatim span with its offsets. A topic keeps only the quotes ``quote_topics`` judges to be on
+stored ones (``Store.speaker_quote_ranges``: two words or more, attributed at ingest), with the
+few that ingest left unattributed and ``quote_adoption`` can safely give them, each a verbatim
+span with its offsets. A topic keeps only the quotes ``quote_topics`` judges to be on
 it. Quotes are ordered newest first by their article's date (published, else when it was
 added), then by where they stand in the article; articles that report one story are grouped
 as the digest groups them (``story.group_stories``).
@@ -17,9 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .answering.who import resolve_speakers
 from .digest import digest_items
 from .models import Article, Quote
+from .quote_adoption import adopted_quotes
 from .quote_topics import TopicMatcher, TopicScore
 from .story import group_stories
 
@@ -92,13 +96,15 @@ def speaker_timeline(
     ranges = library.store.speaker_quote_ranges(speakers)
     if scope is not None:
         ranges = scope.quote_ranges(ranges)
+    adopted_rows, adopted = adopted_quotes(library, speakers, ranges)
+    ranges = np.vstack([ranges, adopted_rows]) if len(adopted_rows) else ranges
     timeline.total_quotes = len(ranges)
     if not len(ranges):
         return timeline
     scores: list[TopicScore | None] = [None] * len(ranges)
     if timeline.topic:
         scores = list(TopicMatcher(library, timeline.topic).score_ranges(ranges))
-    quotes = library.store.quotes_by_ids(ranges[:, 0].tolist())
+    quotes = library.store.quotes_by_ids(ranges[:, 0].tolist()) | adopted
     articles = library.store.articles(sorted(set(ranges[:, 4].tolist())))
     found: list[TimelineQuote] = []
     for row, score in zip(ranges.tolist(), scores, strict=True):
