@@ -198,3 +198,47 @@ def test_the_sent_log_keys_hold_on_both_databases(where: str, tmp_path: Path, re
         assert store.sent_since("slack", CHANNEL, "2000-01-01") == 1
     finally:
         state.close()
+
+
+def test_an_alert_reaches_discord_through_the_real_client_without_pinging(
+    data_dir: Path, tmp_path: Path, embedder: Embedder
+) -> None:
+    from bot.app import add_features
+    from bot.limits import LimitSettings
+    from bot.service import Service
+
+    from .discord_fake import CHANNEL_ID, GUILD_ID, running_fake
+    from .test_discord import bot_posts, start_bot
+
+    library = Library.open(data_dir, embedder)
+    service = add_features(Service(library, BotState(state_location(data_dir, Backend())), LimitSettings()))
+    with running_fake() as fake:
+        bot = start_bot(fake, service)
+        try:
+            store = AlertStore(service.state)
+            assert store.add(f"discord:{GUILD_ID}", "discord", str(CHANNEL_ID), "Mourinho", "", "discord:1") is not None
+            (tmp_path / "incoming").mkdir()
+            article = write_article(
+                tmp_path / "incoming",
+                "everyone.md",
+                "2024-06-04",
+                "Mourinho's message to the fans",
+                [
+                    "Jose Mourinho sent a message to supporters before the final.",
+                    "\u201cTell @everyone at the club that **we** will win this for them,\u201d Mourinho said.",
+                ],
+            )
+            library.ingest([article])
+            start = fake.mark()
+            scheduler = service.scheduler
+            assert scheduler is not None and "discord" in scheduler.posters
+            outcomes = scheduler.run_due()  # the alerts job runs in the digest scheduler's pass
+            assert [(o.platform, o.status) for o in outcomes] == [("discord", "sent")]
+            posts = bot_posts(fake, start)
+            assert len(posts) == 1 and posts[0]["allowed_mentions"]["parse"] == []
+            body = json.dumps(posts[0], ensure_ascii=False)
+            assert "New quote from Mourinho (alert 1)" in body and "@\u200beveryone" in body and "\\\\*\\\\*we" in body
+            assert scheduler.run_due() == [] and len(bot_posts(fake, start)) == 1
+        finally:
+            bot.close()
+            service.close()
