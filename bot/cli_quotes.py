@@ -26,9 +26,8 @@ from retrieval.reactions import reactions
 from .alert_store import AlertStore
 from .alerts import PER_HOUR, alert_label
 from .cli_output import print_error, print_json
-from .digest_commands import parse_since
-from .digest_schedule import ScheduleError
 from .gaps_digest import parse_targets
+from .quote_commands import ArgumentError, parse_since_date
 from .service import Service
 from .tenancy import OPERATOR
 
@@ -80,9 +79,9 @@ def run_quotes(service: Service, args: argparse.Namespace) -> int:
     since = ""
     if args.since:
         try:
-            since = parse_since(args.since, datetime.now(UTC), UTC).date().isoformat()
-        except ScheduleError as error:
-            print_error(str(error).replace("/digest since", "--since"), form == "json")
+            since = parse_since_date(args.since, datetime.now(UTC), "--since")
+        except ArgumentError as error:
+            print_error(str(error), form == "json")
             return 2
     if not args.speaker.strip():
         print_error("give a person: byline quotes --speaker Mourinho [--topic referees]", form == "json")

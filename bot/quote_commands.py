@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from retrieval.errors import BylineError
@@ -85,18 +85,28 @@ def parse_pairs(text: str) -> dict[str, str]:
     return found
 
 
+def parse_since_date(text: str, now: datetime, name: str) -> str:
+    """YYYY-MM-DD from ``2005-01-31`` (any date: an archive reaches back decades) or from what
+    ``/digest since`` reads (``30d``, ``yesterday``, ``monday``); ArgumentError otherwise."""
+    value = text.strip()
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        try:
+            return date.fromisoformat(value).isoformat()
+        except ValueError:
+            raise ArgumentError(f"`{value}` is not a date; write it as 2005-01-31.") from None
+    try:
+        return parse_since(value, now, UTC).date().isoformat()
+    except ScheduleError as error:
+        raise ArgumentError(str(error).replace("/digest since", name)) from None
+
+
 def parse_quote_query(text: str, now: datetime) -> QuoteQuery:
     """The arguments of ``/quotes``; ArgumentError says what to fix, with an example."""
     pairs = parse_pairs(text)
     speaker = pairs.get("speaker", "")
     if not speaker:
         raise ArgumentError(f"Name the person: `{QUOTES_USAGE}`, e.g. `/quotes speaker:Mourinho topic:referees`.")
-    since = ""
-    if pairs.get("since"):
-        try:
-            since = parse_since(pairs["since"], now, UTC).date().isoformat()
-        except ScheduleError as error:
-            raise ArgumentError(str(error).replace("/digest since", "since:")) from None
+    since = parse_since_date(pairs["since"], now, "since:") if pairs.get("since") else ""
     page = 1
     if "page" in pairs:
         value = pairs["page"]

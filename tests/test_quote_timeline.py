@@ -163,6 +163,11 @@ def test_cli_quotes_json_csv_and_text(quote_cli_dir: Path, capsys: pytest.Captur
     assert "Nobody called" in json.loads(capsys.readouterr().out)["message"]
     assert main(["quotes", "--speaker", "Mourinho", "--since", "not a date"]) == 2
     assert "--since" in capsys.readouterr().err
+    # An archive's dates reach back further than a digest's ten years.
+    assert main(["quotes", "--speaker", "Mourinho", "--since", "1999-01-31", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["quotes"]) == 7
+    assert main(["quotes", "--speaker", "Mourinho", "--since", "2024-02-30"]) == 2
+    assert "is not a date" in capsys.readouterr().err
 
 
 def test_cli_reactions_json(quote_cli_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
