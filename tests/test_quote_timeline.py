@@ -192,3 +192,18 @@ def test_cli_alerts_add_show_remove_as_the_operator(quote_cli_dir: Path, capsys:
     ]
     assert main(["alerts", "remove", "1"]) == 0 and "Alert 1 removed" in capsys.readouterr().out
     assert main(["alerts", "remove", "1"]) == 1
+
+
+def test_the_timeline_eval_skips_without_the_corpus_and_reads_its_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.eval_quote_timeline import Pair, load_pairs, score
+    from bench.eval_quote_timeline import main as eval_main
+
+    assert eval_main([str(tmp_path / "no-bbc")]) == 0
+    assert "Skipped: no BBC corpus" in capsys.readouterr().out
+    pairs = load_pairs()
+    assert len(pairs) == 15 and sum(len(p.texts) for p in pairs) == 106
+    pair = Pair("x", "X", "t", ["The referee decided the game", "thirty years"])
+    tally = score(pair, ["“the referee decided the game” with that penalty", "something else"])
+    assert (tally.found, tally.right, tally.returned) == (1, 1, 2)
