@@ -44,8 +44,12 @@ CANDIDATE_ARTICLES = 12
 ALIGNED_ARTICLES = 8
 # "Clearly the same quote": at least this share of the asked words in place, in an unbroken run
 # of at least RUN_WORDS of them, and at least MIN_WORDS asked words. Below that the words are a
-# paraphrase at best, and a paraphrase is not a quote to correct.
-SAME_QUOTE_SHARE = 0.7
+# paraphrase at best, and a paraphrase is not a quote to correct. On the labelled set's dev half
+# the hand-written fabricated quotes share at most 36% of their words with their nearest real
+# quote and the altered ones (1-3 words changed) at least 75%; 60% leaves room for a short
+# partial quote with two words changed (3 of 5).
+SAME_QUOTE_SHARE = 0.6
+FEW_EDITS, FEW_EDITS_SHARE = 3, 0.5
 RUN_WORDS = 3
 MIN_WORDS = 4
 CLOSEST_SHOWN = 3
@@ -250,10 +254,15 @@ def _match(
 
 
 def _same_quote(match: _Match, total: int) -> bool:
-    """Whether an inexact match is clearly the same quote, changed: not a loose paraphrase."""
-    return (
-        total >= MIN_WORDS and match.matched >= math.ceil(SAME_QUOTE_SHARE * total) and match.longest_run >= RUN_WORDS
-    )
+    """Whether an inexact match is clearly the same quote, changed: not a loose paraphrase. A few
+    words changed (``FEW_EDITS``) in a short quote leave less of it in place than in a long one,
+    so up to that many edits only half of it must stand."""
+    # One word changed in the middle of five leaves runs of two: still plainly the same words.
+    run = RUN_WORDS if match.edits > 1 or total < 5 else RUN_WORDS - 1
+    if total < MIN_WORDS or match.longest_run < run:
+        return False
+    share = FEW_EDITS_SHARE if match.edits <= FEW_EDITS else SAME_QUOTE_SHARE
+    return match.matched >= math.ceil(share * total)
 
 
 # -- verdicts ------------------------------------------------------------------------------
@@ -436,11 +445,12 @@ def _name_words(name: str) -> list[str]:
 def same_person(asked: str, real: str) -> bool:
     """Whether a speaker as a user names them ("Blair", "Mr Blair", "Tony Blair") is the one an
     article names ("Tony Blair", "a spokesman for Microsoft"): every word asked is in the real
-    name, or (both named in full) every real word is in the asked one."""
+    name, or every real word is in the asked one (the article naming "Blair" alone, the asker
+    "Tony Blair"), its surname last."""
     a, r = _name_words(asked), _name_words(real)
     if not a or not r:
         return False
-    return set(a) <= set(r) or (len(r) >= 2 and set(r) <= set(a))
+    return set(a) <= set(r) or (set(r) <= set(a) and r[-1] == a[-1])
 
 
 # -- citations -----------------------------------------------------------------------------

@@ -32,37 +32,61 @@ def _runs(words: Sequence[str]) -> list[int]:
     return [hash(tuple(words[i : i + RUN])) for i in range(len(words) - RUN + 1)]
 
 
-class QuoteIndex:
-    """Runs of three words of every stored quote, each with the article it stands in."""
+# Articles whose quotes hold every run of a piece are all read, up to this many.
+MAX_HOLDING = 50
 
-    def __init__(self, hashes: np.ndarray, articles: np.ndarray) -> None:
+
+class QuoteIndex:
+    """Runs of three words of every stored quote, each with the quote and article it stands in."""
+
+    def __init__(self, hashes: np.ndarray, quotes: np.ndarray, articles: np.ndarray) -> None:
         order = np.argsort(hashes, kind="stable")
         self.hashes = hashes[order]
+        self.quotes = quotes[order]
         self.articles = articles[order]
 
     @classmethod
     def build(cls, library: Library) -> QuoteIndex:
         ids = [int(i) for i in library.store.article_ids()]
         hashes: list[int] = []
+        quotes: list[int] = []
         articles: list[int] = []
         for quote in library.store.quotes_of_articles(ids):
             runs = _runs([w.norm for w in words_of(quote.text)])
             hashes += runs
+            quotes += [quote.id] * len(runs)
             articles += [quote.article_id] * len(runs)
-        return cls(np.asarray(hashes, dtype=np.int64), np.asarray(articles, dtype=np.int64))
+        return cls(*(np.asarray(values, dtype=np.int64) for values in (hashes, quotes, articles)))
 
-    def articles_sharing(self, pieces: Sequence[Sequence[Word]], limit: int) -> list[int]:
-        """The articles whose quotes share most runs of words with the pieces, best first."""
-        wanted = np.asarray([h for piece in pieces for h in _runs([w.norm for w in piece])], dtype=np.int64)
-        if not len(wanted) or not len(self.hashes):
-            return []
+    def _rows(self, runs: list[int]) -> list[tuple[int, int]]:
+        wanted = np.asarray(runs, dtype=np.int64)
         low = np.searchsorted(self.hashes, wanted, side="left")
         high = np.searchsorted(self.hashes, wanted, side="right")
+        return list(zip(low.tolist(), high.tolist(), strict=True))
+
+    def articles_sharing(self, pieces: Sequence[Sequence[Word]], limit: int) -> list[int]:
+        """The articles with a quote holding every run of a piece (a piece quoted exactly, however
+        common its words), then those whose quotes share most runs with the pieces, best first."""
+        if not len(self.hashes):
+            return []
+        holding: list[int] = []
         counts: Counter[int] = Counter()
-        for lo, hi in zip(low.tolist(), high.tolist(), strict=True):
-            # A run that many articles share ("we are going") says little: each article once per run.
-            counts.update(set(self.articles[lo:hi].tolist()))
-        return [article for article, _ in counts.most_common(limit)]
+        for piece in pieces:
+            runs = _runs([w.norm for w in piece])
+            if not runs:
+                continue
+            rows = self._rows(runs)
+            common: set[int] | None = None
+            for lo, hi in rows:
+                # A run that many articles share ("we are going") says little: each article once per run.
+                counts.update(set(self.articles[lo:hi].tolist()))
+                found = set(self.quotes[lo:hi].tolist())
+                common = found if common is None else common & found
+            if common:
+                quote_rows = np.isin(self.quotes, np.fromiter(common, dtype=np.int64))
+                holding += [a for a in dict.fromkeys(self.articles[quote_rows].tolist()) if a not in holding]
+        ranked = [article for article, _ in counts.most_common(limit + len(holding)) if article not in holding]
+        return holding[:MAX_HOLDING] + ranked[:limit]
 
 
 _built: weakref.WeakKeyDictionary[Library, tuple[int, QuoteIndex]] = weakref.WeakKeyDictionary()
