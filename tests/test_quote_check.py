@@ -268,3 +268,16 @@ def test_cli_verify_batch_one_verdict_per_line(
 def test_cli_verify_needs_a_quote(verify_cli: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", "--json"]) == 2
     assert "Give the quote" in json.loads(capsys.readouterr().out)["error"]
+
+
+@pytest.mark.backends("embedded", "cluster")
+def test_verdicts_on_every_backend(library: Library, tmp_path: Path) -> None:
+    """The check reads only the store and the keyword index through their ports: the same
+    verdicts from SQLite, FAISS and BM25 files as from PostgreSQL and Qdrant."""
+    library.ingest(write_articles(tmp_path / "articles"))
+    check = check_quote(library, REFEREE, "Mourinho")
+    assert check.verdict == "verbatim" and check.speaker == "Jose Mourinho"
+    verbatim_spans(library, check)
+    assert check_quote(library, "The referee decided the match with that penalty").verdict == "altered"
+    assert check_quote(library, "got the big calls right", "Mourinho").verdict == "misattributed"
+    assert check_quote(library, "The moon is made of cheese and always was").verdict == "not_found"
