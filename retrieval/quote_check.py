@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from .errors import BylineError
@@ -53,6 +53,8 @@ FEW_EDITS, FEW_EDITS_SHARE = 3, 0.5
 RUN_WORDS = 3
 MIN_WORDS = 4
 CLOSEST_SHOWN = 3
+# A closest quote shares at least this many content words with the one asked about (most first).
+CLOSEST_SHARED_WORDS = 1
 # How far before a quote an unattributed one may name its speaker (paragraphs).
 NAMED_NEARBY = 2
 
@@ -175,7 +177,7 @@ def check_quote(library: Library, text: str, speaker: str = "", scope: ResolvedS
     total = sum(len(p) for p in pieces)
     if matches and _same_quote(matches[0], total):
         return _altered(library, asked, matches[0], searched)
-    return _not_found(library, asked, matches, searched)
+    return _not_found(library, asked, candidates, scope)
 
 
 def _candidates(
@@ -317,28 +319,33 @@ def _altered(library: Library, asked: AskedQuote, match: _Match, searched: int) 
     return result
 
 
-def _not_found(library: Library, asked: AskedQuote, matches: list[_Match], searched: int) -> QuoteCheck:
+def _not_found(
+    library: Library, asked: AskedQuote, candidates: list[tuple[Article, list[Word]]], scope: ResolvedScope | None
+) -> QuoteCheck:
+    """Not found, with the closest quotes: those of the person named that share most content words
+    with it (did they say something like it?), then those of the candidate articles."""
+    searched = scope.article_count if scope is not None else library.article_count()
     result = QuoteCheck("not_found", asked, articles_searched=searched)
-    for match in matches[:CLOSEST_SHOWN]:
-        best = max(match.pieces, key=lambda p: p.matched)
-        if best.matched == 0:
+    wanted = set(search_tokens(" ".join(asked.pieces)))
+    named = [name for name in library.speakers if asked.speaker and same_person(asked.speaker, name)]
+    quotes = library.store.quotes_by_speakers(named) if named else []
+    quotes += library.store.quotes_of_articles([article.id for article, _ in candidates])
+    scored: dict[int, tuple[int, int, int, Quote]] = {}
+    for quote in quotes:
+        if scope is not None and not scope.allows_article(quote.article_id):
             continue
-        quote = _quote_around(library, match.article.id, *match.offsets(best))
-        start, end = (quote.start, quote.end) if quote else match.offsets(best)
-        citation = _citation(library, match.article, start, len(result.citations) + 1)
+        shared = len(wanted & set(search_tokens(quote.text)))
+        by_them = quote.speaker in named
+        if shared >= CLOSEST_SHARED_WORDS:
+            scored[quote.id] = (-by_them, -shared, len(quote.text), quote)
+    for *_, quote in sorted(scored.values(), key=lambda row: row[:3])[:CLOSEST_SHOWN]:
+        article = library.store.article(quote.article_id, with_text=True)
+        if article is None:
+            continue
+        citation = _citation(library, article, quote.start, len(result.citations) + 1)
         result.citations.append(citation)
-        result.closest.append(
-            AnswerSpan(
-                match.article.text[start:end],
-                "quote",
-                quote.speaker if quote else "",
-                citation.n,
-                match.article.id,
-                citation.paragraph,
-                start,
-                end,
-            )
-        )
+        span = AnswerSpan(quote.text, "quote", quote.speaker, citation.n, article.id, 0, quote.start, quote.end)
+        result.closest.append(replace(span, paragraph=citation.paragraph))
     return result
 
 
@@ -481,8 +488,3 @@ def _citation(library: Library, article: Article, offset: int, n: int) -> Citati
         _paragraph_of(article.text, offset),
         passage_id,
     )
-
-
-def check_many(library: Library, items: list[tuple[str, str]], scope: ResolvedScope | None = None) -> list[QuoteCheck]:
-    """``check_quote`` for each (text, speaker)."""
-    return [check_quote(library, text, speaker, scope) for text, speaker in items]

@@ -62,10 +62,6 @@ class AskedQuote:
     pieces: tuple[str, ...]
     speaker: str
 
-    @property
-    def word_count(self) -> int:
-        return sum(len(words_of(piece)) for piece in self.pieces)
-
 
 def normalise(token: str) -> str:
     """A token as compared: accents dropped, case folded, one apostrophe for every kind, commas
