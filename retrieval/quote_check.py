@@ -290,7 +290,7 @@ def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], sea
         if said_by and same_person(asked.speaker, said_by):
             return _result(library, "verbatim", asked, match, said_by, searched)
     for match, (said_by, quoted) in attributed:
-        if not said_by and _named_nearby(match, asked.speaker):
+        if not said_by and _named_nearby(library, match, asked.speaker):
             note = f"The article does not say outright who said this; {asked.speaker} is named just before it."
             if not quoted:
                 note = f"These words are in the article's own text, not in quote marks, near {asked.speaker}."
@@ -428,8 +428,10 @@ def _quote_around(library: Library, article_id: int, start: int, end: int) -> Qu
     return _overlapping(library.store.quotes_of_articles([article_id]), start, end)
 
 
-def _named_nearby(match: _Match, speaker: str) -> bool:
-    """Whether the asked speaker's surname is written in the quote's paragraph or just before it."""
+def _named_nearby(library: Library, match: _Match, speaker: str) -> bool:
+    """Whether the asked speaker is the last person named before words the article attributes to
+    nobody, in their paragraph or the one or two before: named, and no other of the article's
+    speakers named after them (that one would be likelier to be speaking)."""
     surname = _name_words(speaker)[-1:]
     if not surname:
         return False
@@ -437,8 +439,20 @@ def _named_nearby(match: _Match, speaker: str) -> bool:
     found = paragraphs(text)
     start = match.offsets(match.pieces[0])[0]
     index = next((i for i, p in enumerate(found) if p.start <= start <= p.end), 0)
-    window = text[found[max(0, index - NAMED_NEARBY)].start : start] if found else text[:start]
-    return surname[0] in {w.norm for w in words_of(window)}
+    window = [
+        w.norm for w in words_of(text[found[max(0, index - NAMED_NEARBY)].start : start] if found else text[:start])
+    ]
+    if surname[0] not in window:
+        return False
+    last = len(window) - 1 - window[::-1].index(surname[0])
+    others = {
+        name_words[-1]
+        for quote in library.store.quotes_of_articles([match.article.id])
+        if quote.speaker and not same_person(speaker, quote.speaker)
+        for name_words in [_name_words(quote.speaker)]
+        if name_words
+    }
+    return not any(word in others for word in window[last + 1 :])
 
 
 _HONORIFIC_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "prof", "professor"})
