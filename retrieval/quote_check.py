@@ -28,7 +28,7 @@ from typing import Any, Literal
 from .errors import BylineError
 from .library import Library
 from .models import AnswerSpan, Article, Citation, Quote
-from .people import strip_honorific
+from .people import SPEECH_VERBS, strip_honorific
 from .quote_index import quote_index
 from .quote_text import Alignment, AskedQuote, Difference, Word, align, find_exact, parse_asked, words_of
 from .scope import ResolvedScope
@@ -439,9 +439,8 @@ def _named_nearby(library: Library, match: _Match, speaker: str) -> bool:
     found = paragraphs(text)
     start = match.offsets(match.pieces[0])[0]
     index = next((i for i, p in enumerate(found) if p.start <= start <= p.end), 0)
-    window = [
-        w.norm for w in words_of(text[found[max(0, index - NAMED_NEARBY)].start : start] if found else text[:start])
-    ]
+    before = text[found[max(0, index - NAMED_NEARBY)].start : start] if found else text[:start]
+    window = [w.norm for w in words_of(before)]
     if surname[0] not in window:
         return False
     last = len(window) - 1 - window[::-1].index(surname[0])
@@ -452,9 +451,15 @@ def _named_nearby(library: Library, match: _Match, speaker: str) -> bool:
         for name_words in [_name_words(quote.speaker)]
         if name_words
     }
-    return not any(word in others for word in window[last + 1 :])
+    if any(word in others for word in window[last + 1 :]):
+        return False
+    # `Fans outside the ground called it "…"`: the quote's own sentence names who said it, and
+    # it is not the person asked about (else the quote would have been attributed to them).
+    sentence = re.split(r"[.!?]\s+", before)[-1]
+    return not (_SAYING.search(sentence) and surname[0] not in {w.norm for w in words_of(sentence)})
 
 
+_SAYING = re.compile(rf"\b(?:{SPEECH_VERBS}|called|calls|described|describes|dubbed|branded|saying)\b")
 _HONORIFIC_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "prof", "professor"})
 
 

@@ -281,3 +281,21 @@ def test_verdicts_on_every_backend(library: Library, tmp_path: Path) -> None:
     assert check_quote(library, "The referee decided the match with that penalty").verdict == "altered"
     assert check_quote(library, "got the big calls right", "Mourinho").verdict == "misattributed"
     assert check_quote(library, "The moon is made of cheese and always was").verdict == "not_found"
+
+
+def test_words_attributed_to_nobody_are_checked_against_who_is_named_before_them(
+    verify_library: Library, tmp_path: Path
+) -> None:
+    # "Fans outside the ground called it "…"": the sentence says who spoke, and it is nobody asked.
+    fans = check_quote(verify_library, "a night to forget for everyone in red", "Guardiola")
+    assert fans.verdict == "misattributed"
+    article = tmp_path / "press.md"
+    article.write_text(
+        "---\ntitle: Press conference\n---\nLena Park spoke to reporters on Friday.\n\n"
+        "\u201cWe never gave up on the title.\u201d\n",
+        encoding="utf-8",
+    )
+    verify_library.ingest([article])
+    named = check_quote(verify_library, "We never gave up on the title", "Lena Park")
+    assert named.verdict == "verbatim" and named.named_nearby
+    assert check_quote(verify_library, "We never gave up on the title", "Jose Mourinho").verdict == "misattributed"
