@@ -21,18 +21,17 @@ attributed to nobody are still found in its text.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from .errors import BylineError
 from .library import Library
 from .models import AnswerSpan, Article, Citation, Quote
-from .people import SPEECH_VERBS, strip_honorific
 from .quote_index import quote_index
+from .quote_speakers import named_before, one_quote, paragraph_of, same_person, speaker_of
 from .quote_text import Alignment, AskedQuote, Difference, Word, align, find_exact, parse_asked, words_of
 from .scope import ResolvedScope
-from .text import paragraphs, search_tokens
+from .text import search_tokens
 
 Verdict = Literal["verbatim", "altered", "misattributed", "not_found"]
 
@@ -55,8 +54,6 @@ MIN_WORDS = 4
 CLOSEST_SHOWN = 3
 # A closest quote shares at least this many content words with the one asked about (most first).
 CLOSEST_SHARED_WORDS = 1
-# How far before a quote an unattributed one may name its speaker (paragraphs).
-NAMED_NEARBY = 2
 
 
 class QuoteCheckError(BylineError):
@@ -153,6 +150,11 @@ class _Match:
 
     def offsets(self, alignment: Alignment) -> tuple[int, int]:
         return self.words[alignment.first].start, self.words[alignment.last].end
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """Where each piece stands in the article's text."""
+        return [self.offsets(piece) for piece in self.pieces]
 
 
 def check_quote(library: Library, text: str, speaker: str = "", scope: ResolvedScope | None = None) -> QuoteCheck:
@@ -274,13 +276,13 @@ def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], sea
     """Every word is real: verbatim when the speaker agrees (or none was asked), else misattributed.
     Pieces joined by an ellipsis must be pieces of one quote; joined from far apart, they are a
     quote nobody said, so "altered"."""
-    whole = [m for m in exact if _one_quote(library, m)]
+    whole = [m for m in exact if one_quote(library, m.article, m.spans)]
     if not whole:
         result = _altered(library, asked, exact[0], searched)
         result.joined_apart = True
         result.note = "Every word is real, but the pieces come from different quotes: nobody said them together."
         return result
-    attributed = [(m, _speaker_of(library, m)) for m in whole]
+    attributed = [(m, speaker_of(library, m.article.id, m.spans)) for m in whole]
     if not asked.speaker:
         # The article that says who spoke first; then the one with the words in quote marks.
         match, (said_by, quoted) = max(attributed, key=lambda pair: (bool(pair[1][0]), pair[1][1]))
@@ -290,7 +292,7 @@ def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], sea
         if said_by and same_person(asked.speaker, said_by):
             return _result(library, "verbatim", asked, match, said_by, searched)
     for match, (said_by, quoted) in attributed:
-        if not said_by and _named_nearby(library, match, asked.speaker):
+        if not said_by and named_before(library, match.article, match.spans[0][0], asked.speaker):
             note = f"The article does not say outright who said this; {asked.speaker} is named just before it."
             if not quoted:
                 note = f"These words are in the article's own text, not in quote marks, near {asked.speaker}."
@@ -308,7 +310,7 @@ def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], sea
 
 
 def _altered(library: Library, asked: AskedQuote, match: _Match, searched: int) -> QuoteCheck:
-    said_by, quoted = _speaker_of(library, match)
+    said_by, quoted = speaker_of(library, match.article.id, match.spans)
     differences = [d for piece in match.pieces for d in piece.differences]
     note = ""
     if asked.speaker and said_by and not same_person(asked.speaker, said_by):
@@ -368,7 +370,7 @@ def _result(
             said_by,
             1,
             match.article.id,
-            _paragraph_of(match.article.text, start),
+            paragraph_of(match.article.text, start),
             start,
             end,
         )
@@ -377,116 +379,7 @@ def _result(
     return QuoteCheck(verdict, asked, said_by, spans, [citation], articles_searched=searched, quoted=quoted, note=note)
 
 
-# -- who said it ---------------------------------------------------------------------------
-
-
-def _speaker_of(library: Library, match: _Match) -> tuple[str, bool]:
-    """Who the article says spoke the matched words ("" when nobody), and whether they stand in
-    quote marks at all. Pieces joined by an ellipsis must be one person's words."""
-    quotes = library.store.quotes_of_articles([match.article.id])
-    speakers: list[str] = []
-    quoted = True
-    for piece in match.pieces:
-        start, end = match.offsets(piece)
-        inside = _overlapping(quotes, start, end)
-        if inside is None:
-            quoted = False
-            continue
-        speakers.append(inside.speaker)
-    named = [s for s in speakers if s]
-    if named and any(not same_person(named[0], other) for other in named[1:]):
-        return "", quoted  # pieces of two people's quotes: nobody said the joined words
-    return (named[0] if named else ""), quoted
-
-
-def _one_quote(library: Library, match: _Match) -> bool:
-    """Whether the pieces an ellipsis joins are one quote: one quote group, or (as in
-    `"A," he said. "B."`) one speaker's words in the same or the next paragraph."""
-    if len(match.pieces) < 2:
-        return True
-    quotes = library.store.quotes_of_articles([match.article.id])
-    found = [_overlapping(quotes, *match.offsets(piece)) for piece in match.pieces]
-    if all(q is not None for q in found) and len({q.group for q in found if q is not None}) == 1:
-        return True
-    named = {q.speaker for q in found if q is not None and q.speaker}
-    if len(named) > 1 and any(not same_person(a, b) for a in named for b in named):
-        return False
-    numbers = [_paragraph_of(match.article.text, match.offsets(piece)[0]) for piece in match.pieces]
-    return all(0 <= later - earlier <= 1 for earlier, later in zip(numbers, numbers[1:], strict=False))
-
-
-def _overlapping(quotes: list[Quote], start: int, end: int) -> Quote | None:
-    best, best_overlap = None, 0
-    for quote in quotes:
-        overlap = min(end, quote.end) - max(start, quote.start)
-        if overlap > best_overlap:
-            best, best_overlap = quote, overlap
-    return best
-
-
-def _quote_around(library: Library, article_id: int, start: int, end: int) -> Quote | None:
-    return _overlapping(library.store.quotes_of_articles([article_id]), start, end)
-
-
-def _named_nearby(library: Library, match: _Match, speaker: str) -> bool:
-    """Whether the asked speaker is the last person named before words the article attributes to
-    nobody, in their paragraph or the one or two before: named, and no other of the article's
-    speakers named after them (that one would be likelier to be speaking)."""
-    surname = _name_words(speaker)[-1:]
-    if not surname:
-        return False
-    text = match.article.text
-    found = paragraphs(text)
-    start = match.offsets(match.pieces[0])[0]
-    index = next((i for i, p in enumerate(found) if p.start <= start <= p.end), 0)
-    before = text[found[max(0, index - NAMED_NEARBY)].start : start] if found else text[:start]
-    window = [w.norm for w in words_of(before)]
-    if surname[0] not in window:
-        return False
-    last = len(window) - 1 - window[::-1].index(surname[0])
-    others = {
-        name_words[-1]
-        for quote in library.store.quotes_of_articles([match.article.id])
-        if quote.speaker and not same_person(speaker, quote.speaker)
-        for name_words in [_name_words(quote.speaker)]
-        if name_words
-    }
-    if any(word in others for word in window[last + 1 :]):
-        return False
-    # `Fans outside the ground called it "…"`: the quote's own sentence names who said it, and
-    # it is not the person asked about (else the quote would have been attributed to them).
-    sentence = re.split(r"[.!?]\s+", before)[-1]
-    return not (_SAYING.search(sentence) and surname[0] not in {w.norm for w in words_of(sentence)})
-
-
-_SAYING = re.compile(rf"\b(?:{SPEECH_VERBS}|called|calls|described|describes|dubbed|branded|saying)\b")
-_HONORIFIC_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "prof", "professor"})
-
-
-def _name_words(name: str) -> list[str]:
-    bare = re.sub(r"['’]s$", "", strip_honorific(name.strip()))
-    return [w.norm for w in words_of(bare) if w.norm not in _HONORIFIC_WORDS]
-
-
-def same_person(asked: str, real: str) -> bool:
-    """Whether a speaker as a user names them ("Blair", "Mr Blair", "Tony Blair") is the one an
-    article names ("Tony Blair", "a spokesman for Microsoft"): every word asked is in the real
-    name, or every real word is in the asked one (the article naming "Blair" alone, the asker
-    "Tony Blair"), its surname last."""
-    a, r = _name_words(asked), _name_words(real)
-    if not a or not r:
-        return False
-    return set(a) <= set(r) or (set(r) <= set(a) and r[-1] == a[-1])
-
-
 # -- citations -----------------------------------------------------------------------------
-
-
-def _paragraph_of(text: str, offset: int) -> int:
-    for paragraph in paragraphs(text):
-        if paragraph.start <= offset < paragraph.end:
-            return paragraph.number
-    return 1
 
 
 def _citation(library: Library, article: Article, offset: int, n: int) -> Citation:
@@ -504,6 +397,6 @@ def _citation(library: Library, article: Article, offset: int, n: int) -> Citati
         article.source,
         article.url,
         article.published,
-        _paragraph_of(article.text, offset),
+        paragraph_of(article.text, offset),
         passage_id,
     )

@@ -1,0 +1,118 @@
+"""Who said the words a quote check found: the speaker of the stored quote they stand in
+(``quotes.py`` attributed it at ingest), whether pieces joined by an ellipsis are one quote, and,
+for words the article attributes to nobody, whether the person asked about is the one named just
+before them. Names are compared as people write them: "Blair", "Mr Blair", "Tony Blair".
+"""
+
+from __future__ import annotations
+
+import re
+
+from .library import Library
+from .models import Article, Quote
+from .people import SPEECH_VERBS, strip_honorific
+from .quote_text import words_of
+from .text import paragraphs
+
+# How far before words attributed to nobody their speaker may be named (paragraphs).
+NAMED_NEARBY = 2
+
+
+def speaker_of(library: Library, article_id: int, spans: list[tuple[int, int]]) -> tuple[str, bool]:
+    """Who the article says spoke the words at ``spans`` ("" when nobody), and whether they all
+    stand in quote marks. Pieces joined by an ellipsis must be one person's words."""
+    quotes = library.store.quotes_of_articles([article_id])
+    speakers: list[str] = []
+    quoted = True
+    for start, end in spans:
+        inside = _overlapping(quotes, start, end)
+        if inside is None:
+            quoted = False
+            continue
+        speakers.append(inside.speaker)
+    named = [s for s in speakers if s]
+    if named and any(not same_person(named[0], other) for other in named[1:]):
+        return "", quoted  # pieces of two people's quotes: nobody said the joined words
+    return (named[0] if named else ""), quoted
+
+
+def one_quote(library: Library, article: Article, spans: list[tuple[int, int]]) -> bool:
+    """Whether the pieces an ellipsis joins (at ``spans``) are one quote: one quote group, or (as
+    in `"A," he said. "B."`) one speaker's words in the same or the next paragraph."""
+    if len(spans) < 2:
+        return True
+    quotes = library.store.quotes_of_articles([article.id])
+    found = [_overlapping(quotes, start, end) for start, end in spans]
+    if all(q is not None for q in found) and len({q.group for q in found if q is not None}) == 1:
+        return True
+    named = {q.speaker for q in found if q is not None and q.speaker}
+    if len(named) > 1 and any(not same_person(a, b) for a in named for b in named):
+        return False
+    numbers = [paragraph_of(article.text, start) for start, _ in spans]
+    return all(0 <= later - earlier <= 1 for earlier, later in zip(numbers, numbers[1:], strict=False))
+
+
+def _overlapping(quotes: list[Quote], start: int, end: int) -> Quote | None:
+    best, best_overlap = None, 0
+    for quote in quotes:
+        overlap = min(end, quote.end) - max(start, quote.start)
+        if overlap > best_overlap:
+            best, best_overlap = quote, overlap
+    return best
+
+
+def named_before(library: Library, article: Article, start: int, speaker: str) -> bool:
+    """Whether ``speaker`` is the last person named before words (at ``start``) the article
+    attributes to nobody, in their paragraph or the one or two before: named, and no other of
+    the article's speakers named after them (that one would be likelier to be speaking)."""
+    surname = _name_words(speaker)[-1:]
+    if not surname:
+        return False
+    text = article.text
+    found = paragraphs(text)
+    index = next((i for i, p in enumerate(found) if p.start <= start <= p.end), 0)
+    before = text[found[max(0, index - NAMED_NEARBY)].start : start] if found else text[:start]
+    window = [w.norm for w in words_of(before)]
+    if surname[0] not in window:
+        return False
+    last = len(window) - 1 - window[::-1].index(surname[0])
+    others = {
+        name_words[-1]
+        for quote in library.store.quotes_of_articles([article.id])
+        if quote.speaker and not same_person(speaker, quote.speaker)
+        for name_words in [_name_words(quote.speaker)]
+        if name_words
+    }
+    if any(word in others for word in window[last + 1 :]):
+        return False
+    # `Fans outside the ground called it "…"`: the quote's own sentence names who said it, and
+    # it is not the person asked about (else the quote would have been attributed to them).
+    sentence = re.split(r"[.!?]\s+", before)[-1]
+    return not (_SAYING.search(sentence) and surname[0] not in {w.norm for w in words_of(sentence)})
+
+
+_SAYING = re.compile(rf"\b(?:{SPEECH_VERBS}|called|calls|described|describes|dubbed|branded|saying)\b")
+_HONORIFIC_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "prof", "professor"})
+
+
+def _name_words(name: str) -> list[str]:
+    bare = re.sub(r"['’]s$", "", strip_honorific(name.strip()))
+    return [w.norm for w in words_of(bare) if w.norm not in _HONORIFIC_WORDS]
+
+
+def same_person(asked: str, real: str) -> bool:
+    """Whether a speaker as a user names them ("Blair", "Mr Blair", "Tony Blair") is the one an
+    article names ("Tony Blair", "a spokesman for Microsoft"): every word asked is in the real
+    name, or every real word is in the asked one (the article naming "Blair" alone, the asker
+    "Tony Blair"), its surname last."""
+    a, r = _name_words(asked), _name_words(real)
+    if not a or not r:
+        return False
+    return set(a) <= set(r) or (set(r) <= set(a) and r[-1] == a[-1])
+
+
+def paragraph_of(text: str, offset: int) -> int:
+    for paragraph in paragraphs(text):
+        if paragraph.start <= offset < paragraph.end:
+            return paragraph.number
+    return 1
