@@ -52,6 +52,8 @@ FEW_EDITS, FEW_EDITS_SHARE = 3, 0.5
 RUN_WORDS = 3
 MIN_WORDS = 4
 CLOSEST_SHOWN = 3
+# The most words of attribution ("Mourinho told reporters on Saturday") left out between two quotes.
+MAX_ATTRIBUTION_WORDS = 12
 # A closest quote shares at least this many content words with the one asked about (most first).
 CLOSEST_SHARED_WORDS = 1
 
@@ -176,6 +178,9 @@ def check_quote(library: Library, text: str, speaker: str = "", scope: ResolvedS
     # Word-by-word alignment costs a few milliseconds an article: only the likeliest are aligned.
     aligned = (_match(a, words, pieces, asked.pieces) for a, words in candidates[:ALIGNED_ARTICLES])
     matches = sorted((m for m in aligned if m), key=lambda m: (m.edits, -m.matched))
+    spoken = [joined for joined in (_without_attribution(library, m) for m in matches[:3]) if joined]
+    if spoken:
+        return _exact_verdict(library, asked, spoken, searched)
     total = sum(len(p) for p in pieces)
     if matches and _same_quote(matches[0], total):
         return _altered(library, asked, matches[0], searched)
@@ -255,6 +260,34 @@ def _match(
             placed.append(found)
         start = placed[-1].last + 1
     return _Match(article, words, placed) if placed else None
+
+
+def _without_attribution(library: Library, match: _Match) -> _Match | None:
+    """``"A," Mourinho said. "B."`` pasted as "A. B.": when the only difference is article words
+    left out, and every one of them stands outside quote marks (the attribution between two
+    quotes), the match is the quotes' words, in pieces; else None."""
+    gaps = [d for piece in match.pieces for d in piece.differences]
+    if not gaps or any(d.asked or d.real_start < 0 for d in gaps):
+        return None
+    if sum(len(d.real.split()) for d in gaps) > MAX_ATTRIBUTION_WORDS:
+        return None
+    quotes = library.store.quotes_of_articles([match.article.id])
+    if any(q.start < d.real_end and d.real_start < q.end for d in gaps for q in quotes):
+        return None  # a word inside quote marks was left out: altered
+    pieces: list[Alignment] = []
+    for piece in match.pieces:
+        run: list[int] = []
+        for index in range(piece.first, piece.last + 1):
+            word = match.words[index]
+            if any(d.real_start <= word.start < d.real_end for d in gaps):
+                if run:
+                    pieces.append(Alignment(run[0], run[-1], 0, len(run), len(run), ()))
+                run = []
+            else:
+                run.append(index)
+        if run:
+            pieces.append(Alignment(run[0], run[-1], 0, len(run), len(run), ()))
+    return _Match(match.article, match.words, pieces)
 
 
 def _same_quote(match: _Match, total: int) -> bool:

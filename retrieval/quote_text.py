@@ -38,9 +38,10 @@ _SAID = r"(?:said|says|told|added|wrote|tweeted|declared|insisted|warned|claimed
 _SPEAKER_FIRST = re.compile(rf"^{_NAME}(?:\s+{_SAID}(?:\s+\w+){{0,2}})?\s*[:,]\s*(?P<quote>[{_OPENERS}].*)$", re.S)
 # "Mourinho: …" without marks: only a colon right after the name.
 _SPEAKER_COLON = re.compile(rf"^{_NAME}\s*:\s+(?P<quote>\S.*)$", re.S)
-# "'…' - Mourinho", "“…,” said Mourinho", "“…,” Mourinho said", "… — Mourinho".
+# "'…' - Mourinho", "“…,” said Mourinho", "“…,” Mourinho said", "… — Mourinho", "“…”, according to Mourinho".
 _SPEAKER_AFTER = re.compile(
-    rf"^(?P<quote>.*?[^\s,;:–—-])[\s,;:]*(?:[–—-]+\s*(?P<dashed>{_NAME_BODY})|{_SAID}\s+(?P<after>{_NAME_BODY})"
+    rf"^(?P<quote>.*?[^\s,;:–—-])[\s,;:]*(?:[–—-]+\s*(?P<dashed>{_NAME_BODY})"
+    rf"|(?:{_SAID}|according\s+to)\s+(?P<after>{_NAME_BODY})"
     rf"|(?P<before>{_NAME_BODY})\s+{_SAID})\s*\.?\s*$",
     re.S,
 )
@@ -123,7 +124,9 @@ def parse_asked(text: str, speaker: str = "") -> AskedQuote:
             # "'…' - Mourinho": the quote must look quoted, or the dash must set the name apart.
             if pattern is _SPEAKER_AFTER and not (quote[:1] in _OPENERS or re.search(r"\s[–—-]+\s*\S+[^\n]*$", text)):
                 continue
-            body, named = quote, name.strip()
+            # A full stop after the name ends the sentence, unless the name ends with an initial.
+            named = name.strip() if re.search(r"\b[A-Z]\.$", name.strip()) else name.strip().rstrip(".")
+            body = quote
             break
     body = _strip_marks(body)
     pieces = tuple(piece for piece in (_strip_marks(p) for p in _ELLIPSIS.split(body)) if words_of(piece))

@@ -299,3 +299,22 @@ def test_words_attributed_to_nobody_are_checked_against_who_is_named_before_them
     named = check_quote(verify_library, "We never gave up on the title", "Lena Park")
     assert named.verdict == "verbatim" and named.named_nearby
     assert check_quote(verify_library, "We never gave up on the title", "Jose Mourinho").verdict == "misattributed"
+
+
+def test_a_quote_pasted_without_its_attribution_in_the_middle_is_verbatim(verify_library: Library) -> None:
+    # `"…saw it," Mourinho said. "We were the better team…"`, pasted as one quote.
+    check = check_quote(verify_library, "Everybody in the stadium saw it. We were the better team for ninety minutes.")
+    assert check.verdict == "verbatim" and check.speaker == "Jose Mourinho"
+    assert [span.text for span in check.spans] == [
+        "everybody in the stadium saw it",
+        "We were the better team for ninety minutes",
+    ]
+    verbatim_spans(verify_library, check)
+    # A word left out inside the quote marks is still an alteration.
+    dropped = check_quote(verify_library, "Everybody in the saw it. We were the better team for ninety minutes.")
+    assert dropped.verdict == "altered"
+
+
+def test_speaker_after_according_to() -> None:
+    asked = parse_asked("\u201cWe were the better team\u201d, according to Jose Mourinho.")
+    assert asked.pieces == ("We were the better team",) and asked.speaker == "Jose Mourinho"
