@@ -287,7 +287,11 @@ def _without_attribution(library: Library, match: _Match) -> _Match | None:
                 run.append(index)
         if run:
             pieces.append(Alignment(run[0], run[-1], 0, len(run), len(run), ()))
-    return _Match(match.article, match.words, pieces)
+    joined = _Match(match.article, match.words, pieces)
+    # Each piece must be words inside quote marks: skipping words of the article's own prose
+    # ("Mourinho said the club would appeal") makes a quote nobody wrote.
+    inside = all(any(q.start <= start and end <= q.end for q in quotes) for start, end in joined.spans)
+    return joined if inside else None
 
 
 def _same_quote(match: _Match, total: int) -> bool:

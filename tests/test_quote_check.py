@@ -318,3 +318,9 @@ def test_a_quote_pasted_without_its_attribution_in_the_middle_is_verbatim(verify
 def test_speaker_after_according_to() -> None:
     asked = parse_asked("\u201cWe were the better team\u201d, according to Jose Mourinho.")
     assert asked.pieces == ("We were the better team",) and asked.speaker == "Jose Mourinho"
+
+
+def test_words_skipped_in_the_articles_own_prose_are_not_a_quote(verify_library: Library) -> None:
+    # "The club will appeal against the red card shown to its captain on Monday morning."
+    check = check_quote(verify_library, "The club will appeal against the red card on Monday morning")
+    assert check.verdict == "altered"
