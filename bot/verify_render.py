@@ -43,6 +43,8 @@ def heading(check: QuoteCheck) -> str:
     if check.verdict == "altered":
         count = plural(check.changed_words, "word") + (" differs" if check.changed_words == 1 else " differ")
         return f"✏️ Altered — {count} from what {speaker} said" if speaker else f"✏️ Altered — {count}"
+    if check.verdict == "misattributed" and not check.quoted:
+        return f"👤 Not a quote — the article says these words itself; it does not quote {asked} saying them"
     if check.verdict == "misattributed":
         real = f"{speaker}, not {asked}" if speaker else f"someone other than {asked}"
         return f"👤 Said by someone else — the words are real, but said by {real}"
@@ -78,9 +80,9 @@ def note_line(check: QuoteCheck) -> str:
     asked = untrusted(check.asked.speaker) if check.asked.speaker else ""
     if check.verdict == "verbatim" and check.named_nearby:
         return f"The article does not say outright who said this; {asked} is named just before it."
-    if check.verdict in ("verbatim", "misattributed") and not check.quoted:
-        return "These words are the article's own text, not in quote marks."
-    if check.verdict == "misattributed" and not check.speaker:
+    if check.verdict == "verbatim" and not check.quoted:
+        return "These words are the article's own text, not in quote marks: nobody is quoted saying them."
+    if check.verdict == "misattributed" and check.quoted and not check.speaker:
         return f"The article does not say who said this, and does not name {asked} near it."
     if check.verdict == "altered" and check.note:
         return f"The real quote is {untrusted(check.speaker)}'s, not {asked}'s."

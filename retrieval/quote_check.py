@@ -329,10 +329,10 @@ def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], sea
         if said_by and same_person(asked.speaker, said_by):
             return _result(library, "verbatim", asked, match, said_by, searched)
     for match, (said_by, quoted) in attributed:
-        if not said_by and named_before(library, match.article, match.spans[0][0], asked.speaker):
+        # Words in quote marks that the article gives to nobody: the person named just before
+        # them. (The article's own prose, reported speech included, is nobody's quote.)
+        if quoted and not said_by and named_before(library, match.article, match.spans[0][0], asked.speaker):
             note = f"The article does not say outright who said this; {asked.speaker} is named just before it."
-            if not quoted:
-                note = f"These words are in the article's own text, not in quote marks, near {asked.speaker}."
             result = _result(library, "verbatim", asked, match, "", searched, note=note, quoted=quoted)
             result.named_nearby = True
             return result
