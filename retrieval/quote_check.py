@@ -12,10 +12,11 @@ A reporter pastes a quote a reader sent in; Byline answers with one of four verd
 The hard rule is that no altered or invented quote is ever called verbatim: verbatim needs every
 word of every piece to stand in the article in order, and "altered" needs the quote to be
 clearly the same one (most of its words in place, a run of them unbroken): a loose paraphrase is
-not found, not "altered". Candidates come from the keyword index (the quote's words find the
-passages that hold it), so a check reads a handful of articles, not the library; the speaker
-comes from the quotes extracted at ingest (``quotes.py``), and words that are in an article but
-attributed to nobody are still found in its text.
+not found, not "altered". Candidates come from an index of runs of three quoted words
+(``quote_index.py``) and from the keyword index (words outside quote marks), so a check reads a
+handful of articles, not the library; who said the words comes from the quotes extracted at
+ingest (``quote_speakers.py``), and words in an article that nobody is quoted saying are still
+found in its text.
 """
 
 from __future__ import annotations
