@@ -22,6 +22,7 @@ found in its text.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
@@ -221,18 +222,22 @@ def _candidates(
 
 _ARTICLE_WORDS: dict[tuple[int, int], list[Word]] = {}
 _ARTICLE_WORDS_KEPT = 512
+# Checks run in the service's worker threads; the cache is shared by them.
+_ARTICLE_WORDS_LOCK = threading.Lock()
 
 
 def _words_of_article(article: Article) -> list[Word]:
     """An article's words, kept for the articles read most recently: a batch of quotes, or the
     quotes a newsroom checks about one story, read the same few articles again and again."""
     key = (article.id, hash(article.text))
-    words = _ARTICLE_WORDS.pop(key, None)
+    with _ARTICLE_WORDS_LOCK:
+        words = _ARTICLE_WORDS.pop(key, None)
     if words is None:
         words = words_of(article.text)
-        if len(_ARTICLE_WORDS) >= _ARTICLE_WORDS_KEPT:
+    with _ARTICLE_WORDS_LOCK:
+        if key not in _ARTICLE_WORDS and len(_ARTICLE_WORDS) >= _ARTICLE_WORDS_KEPT:
             del _ARTICLE_WORDS[next(iter(_ARTICLE_WORDS))]
-    _ARTICLE_WORDS[key] = words  # last in: the most recently used
+        _ARTICLE_WORDS[key] = words  # last in: the most recently used
     return words
 
 
