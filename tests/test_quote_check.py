@@ -324,3 +324,22 @@ def test_words_skipped_in_the_articles_own_prose_are_not_a_quote(verify_library:
     # "The club will appeal against the red card shown to its captain on Monday morning."
     check = check_quote(verify_library, "The club will appeal against the red card on Monday morning")
     assert check.verdict == "altered"
+
+
+def test_a_channel_scope_limits_what_is_searched(verify_library: Library, tmp_path: Path) -> None:
+    from retrieval.scope import Scope
+
+    other = tmp_path / "other.md"
+    other.write_text(
+        "---\ntitle: Elsewhere\nsource: Other Paper\n---\nA quiet day.\n\n"
+        "\u201cNothing much happened here today at all,\u201d Ana Ruiz said.\n",
+        encoding="utf-8",
+    )
+    verify_library.ingest([other])
+    scope = verify_library.resolve_scope(Scope(outlets=("Other Paper",)))
+    assert scope is not None
+    outside = check_quote(verify_library, REFEREE, "Mourinho", scope)
+    assert outside.verdict == "not_found" and outside.articles_searched == 1
+    assert all(span.article_id in scope.articles for span in outside.closest)
+    inside = check_quote(verify_library, "Nothing much happened here today", "Ana Ruiz", scope)
+    assert inside.verdict == "verbatim"
