@@ -168,6 +168,8 @@ class EnvSettings(BaseSettings):
     discord_shard_count: int | None = _setting(None, "BYLINE_DISCORD_SHARD_COUNT", "a whole number of at least 1")
     # How often a worker that is not the leader tries to become it (bot/leader.py).
     leader_try_seconds: float = _setting(5.0, "BYLINE_LEADER_TRY_SECONDS", "a number of seconds above 0")
+    # Whether answers are read by the trained reader (retrieval/answering/reader.py, docs/reader.md).
+    reader: str = _setting("off", "BYLINE_READER", "on or off")
 
     _SECONDS: ClassVar = (
         "fetch_timeout",
@@ -214,7 +216,7 @@ class EnvSettings(BaseSettings):
             raise ValueError("port out of range")
         return port
 
-    @field_validator("log_level", "log_format", "slack_mode", "backend", mode="before")
+    @field_validator("log_level", "log_format", "slack_mode", "backend", "reader", mode="before")
     @classmethod
     def _choice(cls, value: Any, info: Any) -> Any:
         choices = {
@@ -222,6 +224,7 @@ class EnvSettings(BaseSettings):
             "log_format": ("TEXT", "JSON"),
             "slack_mode": ("SOCKET", "HTTP"),
             "backend": ("EMBEDDED", "CLUSTER"),
+            "reader": ("ON", "OFF"),
         }
         word = str(value).strip().upper()
         if word not in choices[info.field_name]:

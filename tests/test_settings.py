@@ -49,6 +49,7 @@ BAD_VALUES: list[tuple[str, str]] = [
     ("BYLINE_WATCH_DIR", "/nonexistent"),
     ("BYLINE_TIMEZONE", "Mars/Base"),
     ("BYLINE_USER_RATE", "-3"),
+    ("BYLINE_READER", "sometimes"),
     ("BYLINE_USER_BURST", "many"),
     ("BYLINE_CHANNEL_RATE", "inf"),
     ("BYLINE_CHANNEL_BURST", "2.5"),

@@ -52,6 +52,7 @@ SPEAKER_OFF_TOPIC = Check("speaker_off_topic", "the person is quoted, but nothin
 SPEAKER_TOPIC_ABSENT = Check("speaker_topic_absent", "the topic names something no stored article mentions")
 NEVER_QUOTED = Check("never_quoted", "the person is never quoted, and no sentence reports their words on the topic")
 NO_QUOTES = Check("no_quotes", "the person is a stored speaker but none of their quotes could be read")
+READER = Check("reader", "the trained reader gives no candidate a probability of answering above its threshold")
 
 ALL_CHECKS = (
     EMPTY_LIBRARY,
@@ -65,4 +66,20 @@ ALL_CHECKS = (
     SPEAKER_TOPIC_ABSENT,
     NEVER_QUOTED,
     NO_QUOTES,
+    READER,
+)
+
+# The hand rules that refuse on what the question and the evidence look like (not the reader,
+# nor the plain facts: an empty library, a person with no readable quotes). "Reader only" in
+# ``bench/eval_reader.py`` switches these off.
+RULE_CHECKS = (
+    NAMES_ABSENT,
+    ANSWER_TYPE,
+    NOT_CONFIDENT,
+    NAMES_NOT_IN_ARTICLE,
+    OUTCOME_NOT_REPORTED,
+    EVENT_NOT_REPORTED,
+    SPEAKER_OFF_TOPIC,
+    SPEAKER_TOPIC_ABSENT,
+    NEVER_QUOTED,
 )

@@ -37,6 +37,7 @@ from .facts import (
 )
 from .names import MissingTerms, names_absent
 from .question import MAX_QUESTION_CHARS, Question, may_name_someone, parse, with_context
+from .read import active_reader, read_quotes, read_sentences
 from .speaker import (
     RankedQuote,
     articles_in_speaker_quotes,
@@ -129,6 +130,13 @@ def _fact_answer(
         if not scored and checks.NEVER_QUOTED.on(tuning):
             message = f"I found nothing {reported.who} said about that in {articles_phrase(library.store, scope)}."
             return refuse(Refusal(checks.NEVER_QUOTED, message), ranked)
+    reader = active_reader(tuning)
+    if reader is not None and scored:
+        # The reader orders the best candidates and refuses when none of them answers.
+        reading = read_sentences(library, reader, question.text, scored)
+        if not reading.answers:
+            return refuse(Refusal(checks.READER), ranked)
+        scored = reading.items  # type: ignore[assignment]
     if question.kind == "who_said":
         answer = _who_said_answer(library, question, scored, tuning, vector, ranked)
         return answer or refuse(Refusal(checks.NOT_CONFIDENT), ranked)
@@ -321,6 +329,13 @@ def _speaker_answer(
             f"but nothing they said about {question.topic}. Closest:"
         )
         return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_OFF_TOPIC, message), tuning, scope)
+    reader = active_reader(tuning)
+    if reader is not None:
+        reading = read_quotes(library, reader, question.text, ranked)
+        if not reading.answers and not question.topic_optional:
+            message = f"I found {question.who}, but nothing they said that answers this. Closest:"
+            return _speaker_refusal(library, question, ranked, Refusal(checks.READER, message), tuning, scope)
+        ranked = reading.items  # type: ignore[assignment]
     chosen = choose_quotes(ranked, tuning)
     citations = Citations(library)
     spans = []

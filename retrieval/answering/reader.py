@@ -1,0 +1,111 @@
+"""Byline's reader: a small cross-encoder that reads a question with one candidate at a time.
+
+It was trained here (``bench/train_reader.py`` on ``bench/reader_pairs.py``'s pairs; see
+``retrieval/reader_model/MODEL_CARD.md``) and ships inside the package, so it loads offline,
+from the package's own files, once per process, the first time a question needs it (or at
+``Library.warm_up``). It gives the probability that a candidate (``reader_input``) answers the
+question; the answer path orders its candidates by it and refuses when the best is below the
+threshold fitted on the reader's dev slice (``refused_by: reader``).
+
+``BYLINE_READER`` (``off``, the default, or ``on``) chooses whether the answer path reads with
+it at all. It is off by default because, measured on the natural dev questions, the hand rules
+answer more questions right than the reader, alone or with them (docs/reader.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "reader_model"
+READER_VARIABLE = "BYLINE_READER"
+READER_MODES = ("on", "off")
+DEFAULT_MODE = "off"
+# At most this many candidates are read per question: the warm-ask latency budget (docs/reader.md).
+MAX_CANDIDATES = 6
+
+
+class ReaderSettingError(ValueError):
+    """``BYLINE_READER`` holds something other than on or off."""
+
+
+def reader_mode(environ: Mapping[str, str] | None = None) -> str:
+    """``on`` or ``off``, from ``BYLINE_READER`` (the default when unset or empty)."""
+    environ = os.environ if environ is None else environ
+    raw = environ.get(READER_VARIABLE, "")
+    mode = raw.strip().lower() or DEFAULT_MODE
+    if mode not in READER_MODES:
+        raise ReaderSettingError(f"{READER_VARIABLE} must be on or off, not {raw!r}.")
+    return mode
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What training fitted beside the weights: ``p = sigmoid(a * logit + b)`` and the threshold."""
+
+    a: float
+    b: float
+    threshold: float
+    max_length: int
+
+    @classmethod
+    def load(cls, folder: Path) -> Calibration:
+        meta = json.loads((folder / "reader.json").read_text())
+        return cls(float(meta["platt_a"]), float(meta["platt_b"]), float(meta["threshold"]), int(meta["max_length"]))
+
+
+class Reader:
+    """The trained cross-encoder and its calibration, loaded from ``folder``."""
+
+    def __init__(self, folder: Path = MODEL_DIR) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from sentence_transformers import CrossEncoder
+
+        self.calibration = Calibration.load(folder)
+        # The weights are stored in half precision; CPU matrix products are faster in float32.
+        self._model: Any = CrossEncoder(
+            str(folder), device="cpu", local_files_only=True, model_kwargs={"dtype": torch.float32}
+        )
+        self._model.max_seq_length = self.calibration.max_length
+        self._identity = torch.nn.Identity()
+        self._lock = threading.Lock()
+
+    @property
+    def threshold(self) -> float:
+        return self.calibration.threshold
+
+    def probabilities(self, question: str, candidates: Sequence[str]) -> np.ndarray:
+        """The calibrated probability that each candidate answers the question (one batch)."""
+        if not candidates:
+            return np.zeros(0)
+        pairs = [(question, text) for text in candidates]
+        with self._lock:  # one forward pass at a time: torch already uses every core
+            logits = self._model.predict(
+                pairs, batch_size=len(pairs), activation_fn=self._identity, show_progress_bar=False
+            )
+        logits = np.asarray(logits, dtype=np.float64).reshape(-1)
+        c = self.calibration
+        return np.asarray(1.0 / (1.0 + np.exp(-(c.a * logits + c.b))))
+
+
+_shared: Reader | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_reader() -> Reader | None:
+    """The process's one reader, loaded on first use; None when the package has no weights."""
+    global _shared
+    if _shared is None:
+        with _shared_lock:
+            if _shared is None and (MODEL_DIR / "model.safetensors").exists():
+                _shared = Reader()
+    return _shared
