@@ -466,8 +466,13 @@ class Library:
     # -- questions -----------------------------------------------------------------------
 
     def warm_up(self) -> None:
-        """Load the model and trace the query encoder, so the first question is not slow."""
+        """Load the model and trace the query encoder, so the first question is not slow (and,
+        with ``BYLINE_READER=on``, load the reader)."""
         self.embedder.encode_one("warm up")
+        from .answering.reader import reader_mode, shared_reader
+
+        if reader_mode() == "on":
+            shared_reader()
 
     def resolve_scope(self, scope: Scope | None) -> ResolvedScope | None:
         """A channel's scope as the ids the indexes search within (None: the whole library);
