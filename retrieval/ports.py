@@ -342,21 +342,34 @@ class StateStore(Protocol):
     ``bot.limits.Limiter``, not here.
     """
 
-    def save_answer(self, platform: str, user_id: str, question: str, answer: dict[str, Any]) -> str:
+    # Every tenant-owned row carries its tenant (bot/tenancy.py): a read with a tenant sees only
+    # that tenant's rows (``None``, where allowed: the operator, every tenant).
+
+    def save_answer(
+        self,
+        platform: str,
+        user_id: str,
+        question: str,
+        answer: dict[str, Any],
+        tenant: str = "",
+        private: bool = False,
+    ) -> str:
         """Keep an answer (as its JSON); returns its new id."""
         ...
 
-    def answer(self, answer_id: str) -> dict[str, Any] | None: ...
+    def answer(self, answer_id: str, tenant: str | None = None) -> dict[str, Any] | None: ...
 
-    def answer_owner(self, answer_id: str) -> tuple[str, str] | None:
+    def answer_is_private(self, answer_id: str) -> bool: ...
+
+    def answer_owner(self, answer_id: str, tenant: str | None = None) -> tuple[str, str] | None:
         """(platform, user id) of whoever asked."""
         ...
 
-    def mark_shared(self, answer_id: str, platform: str, channel_id: str, user_id: str) -> bool:
+    def mark_shared(self, answer_id: str, platform: str, channel_id: str, user_id: str, tenant: str = "") -> bool:
         """Record a share; False when the answer was already shared (nothing recorded)."""
         ...
 
-    def vote(self, answer_id: str, platform: str, user_id: str, vote: int) -> bool:
+    def vote(self, answer_id: str, platform: str, user_id: str, vote: int, tenant: str | None = None) -> bool:
         """Record or change a 👍 (1) or 👎 (-1); False when the answer is unknown."""
         ...
 
@@ -364,21 +377,26 @@ class StateStore(Protocol):
         """User id -> vote, for one answer."""
         ...
 
-    def history(self, key: str) -> list[str]:
+    def history(self, key: str, tenant: str = "") -> list[str]:
         """The last few questions of a conversation, oldest first."""
         ...
 
-    def remember(self, key: str, question: str) -> None: ...
+    def remember(self, key: str, question: str, tenant: str = "") -> None: ...
 
-    def set_autoreply(self, platform: str, channel_id: str, on: bool, set_by: str) -> None: ...
-
-    def is_autoreply(self, platform: str, channel_id: str) -> bool: ...
-
-    def set_channel_scope(self, platform: str, channel_id: str, scope_json: str | None, set_by: str) -> None:
-        """Store a channel's scope (``retrieval.scope.Scope`` as JSON); ``None`` clears it."""
+    def set_autoreply(self, platform: str, channel_id: str, on: bool, set_by: str, tenant: str = "") -> bool:
+        """False when another tenant owns the channel's setting (nothing changed)."""
         ...
 
-    def channel_scope(self, platform: str, channel_id: str) -> tuple[str, str, str] | None:
+    def is_autoreply(self, platform: str, channel_id: str, tenant: str = "") -> bool: ...
+
+    def set_channel_scope(
+        self, platform: str, channel_id: str, scope_json: str | None, set_by: str, tenant: str = ""
+    ) -> bool:
+        """Store a channel's scope (``retrieval.scope.Scope`` as JSON); ``None`` clears it. False
+        when another tenant owns the channel's scope (nothing changed)."""
+        ...
+
+    def channel_scope(self, platform: str, channel_id: str, tenant: str = "") -> tuple[str, str, str] | None:
         """(scope JSON, set by, updated at), or None when the channel has no scope."""
         ...
 

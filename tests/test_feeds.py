@@ -23,7 +23,7 @@ from tests.conftest import BBC
 from tests.feed_server import FeedServer, article_html, atom, rss
 from tests.fixture_articles import article_text
 
-ADMIN = Asker("terminal", "boss", is_admin=True)
+ADMIN = Asker("terminal", "boss", is_admin=True, tenant="operator", is_operator=True)
 MEMBER = Asker("terminal", "someone")
 
 
@@ -191,7 +191,7 @@ def test_ingest_command_replies_with_what_was_added(server: FeedServer, service:
     assert isinstance(reply, TextReply) and not reply.error
     assert title in reply.text and "paragraphs" in reply.text and "quotes found" in reply.text
     refused = service.run_command(f"/ingest {url}", MEMBER)
-    assert isinstance(refused, TextReply) and refused.error and "admins" in refused.text
+    assert isinstance(refused, TextReply) and refused.error and "operators" in refused.text
     usage = service.run_command("/ingest", ADMIN)
     assert isinstance(usage, TextReply) and "Usage" in usage.text
 

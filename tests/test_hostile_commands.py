@@ -32,10 +32,12 @@ from bot.terminal import chat, render
 from retrieval.embedder import Embedder
 from retrieval.fetch import Fetcher
 from retrieval.library import Library
-from tests.discord_fake import GOOD_TOKEN, DiscordFake, running_fake
-from tests.test_discord import Bot, ErrorLog, callback, followups, start_bot, text_of
+from tests.discord_fake import GOOD_TOKEN, HUMAN, DiscordFake, running_fake
+from tests.test_discord import Bot, ErrorLog, callback, followups, settings_for, start_bot, text_of
 
-ADMIN = Asker("terminal", "local", "terminal", is_admin=True, conversation="terminal")
+ADMIN = Asker(
+    "terminal", "local", "terminal", is_admin=True, conversation="terminal", tenant="operator", is_operator=True
+)
 GENERIC = ("something went wrong", "Sorry —")
 # Characters that broke or could break a line: lone surrogates, NUL and other controls, bidi
 # overrides and isolates, zero-width and BOM, other scripts, combining marks.
@@ -117,7 +119,7 @@ def test_a_stored_schedule_that_never_fires_breaks_neither_status_nor_the_loop(s
     # Saved before such schedules were refused (or written straight to the store).
     scheduler = service.scheduler
     assert scheduler is not None
-    channel = Asker("terminal", "local", "never-fires", is_admin=True)
+    channel = Asker("terminal", "local", "never-fires", is_admin=True, tenant="operator", is_operator=True)
     scheduler.subscribe(channel.platform, channel.channel_id, Schedule("0 9 31 2 *", "UTC"), False, "local")
     try:
         assert 0 < scheduler.seconds_until_next() <= MAX_SLEEP
@@ -268,7 +270,9 @@ def discord_bot(fake: DiscordFake, seed_service: Service) -> Iterator[Bot]:
     loggers = [logging.getLogger("byline.discord"), logging.getLogger("discord")]
     for logger in loggers:
         logger.addHandler(handler)
-    running = start_bot(fake, seed_service)
+    # Adding articles is for Byline's operators (bot/tenancy.py): the fake's member is one here.
+    operator = settings_for(fake, seed_service.library.data_dir, discord_admins=frozenset({str(HUMAN["id"])}))
+    running = start_bot(fake, seed_service, operator)
     yield running
     running.close()
     for logger in loggers:

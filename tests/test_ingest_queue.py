@@ -46,7 +46,7 @@ from tests.redis_server import redis_server, redis_url  # noqa: F401
 
 YUKOS = BBC / "business" / "003.txt"  # "Yukos unit buyer faces loan claim"
 DOLLAR = BBC / "business" / "002.txt"  # "Dollar gains on Greenspan speech"
-ADMIN = Asker("terminal", "boss", is_admin=True)
+ADMIN = Asker("terminal", "boss", is_admin=True, tenant="operator", is_operator=True)
 # Dramatiq's keys for the queue's dead letters and its retries waiting (``ingest_queue.NAMESPACE``).
 DEAD_LETTERS = "byline:ingest.XQ"
 RETRIES_WAITING = "byline:ingest.DQ"

@@ -14,7 +14,7 @@ from retrieval.library import Library
 from retrieval.removal import audit_entries
 from tests.conftest import SEED_FILE
 
-ADMIN = Asker("slack", "U1", "C1", is_admin=True)
+ADMIN = Asker("slack", "U1", "C1", is_admin=True, tenant="slack:T0001", is_operator=True)
 MEMBER = Asker("slack", "U2", "C1")
 
 
@@ -23,7 +23,7 @@ def test_remove_command_is_admin_only_and_removes_everywhere(seed_service: Servi
     article = library.store.list_articles()[0]
     assert library.search("Kompany injury")
     refused = seed_service.run_command(f"/remove {article.id}", MEMBER)
-    assert refused.error and "admins" in refused.text  # type: ignore[union-attr]
+    assert refused.error and "operators" in refused.text  # type: ignore[union-attr]
     assert library.store.article_count() == 1
     usage = seed_service.run_command("/remove", ADMIN)
     assert usage.error and "Usage" in usage.text  # type: ignore[union-attr]

@@ -35,6 +35,7 @@ STORE_MODULES = {
     "retrieval/postgres.py",
     "retrieval/migrate.py",
     "bot/state.py",
+    "bot/alert_store.py",
     "bot/digest_store.py",
     "bot/gap_store.py",
     "bot/slack_installations.py",
