@@ -7,7 +7,6 @@ sent log's keys hold on PostgreSQL too."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +22,7 @@ from retrieval.backend import Backend
 from retrieval.embedder import Embedder
 from retrieval.library import Library
 
+from .library_copies import copied_data_dir, ingested_data_dir
 from .quote_fixtures import LATE_ARTICLE, LATE_STRIKER, write_article, write_articles
 from .slack_fake import FakeSlack
 
@@ -33,19 +33,12 @@ CHANNEL = "C0ALERTS"
 @pytest.fixture(scope="module")
 def alerts_data_dir(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
     root = tmp_path_factory.mktemp("alerts")
-    library = Library.open(root / "data", embedder)
-    try:
-        library.ingest(write_articles(root / "articles"))
-    finally:
-        library.close()
-    return root / "data"
+    return ingested_data_dir(root, embedder, write_articles)
 
 
 @pytest.fixture
 def data_dir(alerts_data_dir: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "data"
-    shutil.copytree(alerts_data_dir, copy)
-    return copy
+    return copied_data_dir(alerts_data_dir, tmp_path)
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from retrieval.library import Library
 from retrieval.quote_check import QuoteCheck, QuoteCheckError, check_quote
 from retrieval.quote_text import parse_asked, words_of
 
+from .library_copies import copied_data_dir, ingested_data_dir
 from .verify_fixtures import write_articles
 
 REFEREE = "The referee decided the game with that penalty, and everybody in the stadium saw it"
@@ -25,19 +26,12 @@ REFEREE = "The referee decided the game with that penalty, and everybody in the 
 @pytest.fixture(scope="module")
 def verify_data_dir(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
     root = tmp_path_factory.mktemp("verify")
-    library = Library.open(root / "data", embedder)
-    try:
-        library.ingest(write_articles(root / "articles"))
-    finally:
-        library.close()
-    return root / "data"
+    return ingested_data_dir(root, embedder, write_articles)
 
 
 @pytest.fixture
 def verify_library(verify_data_dir: Path, tmp_path: Path, embedder: Embedder) -> Iterator[Library]:
-    copy = tmp_path / "data"
-    shutil.copytree(verify_data_dir, copy)
-    library = Library.open(copy, embedder)
+    library = Library.open(copied_data_dir(verify_data_dir, tmp_path), embedder)
     yield library
     library.close()
 

@@ -6,24 +6,19 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.app import add_features
-from bot.limits import LimitSettings
 from bot.quote_commands import QuoteCommands, parse_pairs
 from bot.service import Service
-from bot.state import BotState, state_location
 from bot.terminal import chat
-from retrieval.backend import Backend
 from retrieval.embedder import Embedder
-from retrieval.library import Library
 
 from .discord_fake import DiscordFake, running_fake
+from .library_copies import ingested_data_dir, service_on_copy
 from .platform_helpers import Bolt, checked_bolt
 from .quote_fixtures import write_articles
 
@@ -31,21 +26,12 @@ from .quote_fixtures import write_articles
 @pytest.fixture(scope="module")
 def commands_data_dir(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
     root = tmp_path_factory.mktemp("quote-commands")
-    library = Library.open(root / "data", embedder)
-    try:
-        library.ingest(write_articles(root / "articles"))
-    finally:
-        library.close()
-    return root / "data"
+    return ingested_data_dir(root, embedder, write_articles)
 
 
 @pytest.fixture
 def quote_service(commands_data_dir: Path, tmp_path: Path, embedder: Embedder) -> Iterator[Service]:
-    copy = tmp_path / "data"
-    shutil.copytree(commands_data_dir, copy)
-    library = Library.open(copy, embedder)
-    limits = LimitSettings(user_burst=10_000, channel_burst=10_000)
-    service = add_features(Service(library, BotState(state_location(copy, Backend())), limits))
+    service = service_on_copy(commands_data_dir, tmp_path, embedder)
     yield service
     service.close()
 

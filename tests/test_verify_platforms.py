@@ -6,29 +6,24 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.app import add_features
 from bot.discord_render import DESCRIPTION_LIMIT, MESSAGE_EMBED_LIMIT, message_size
 from bot.discord_render import render as discord_render
-from bot.limits import LimitSettings
 from bot.replies import TextReply, VerifyReply
 from bot.service import Asker, Service
 from bot.slack_render import BLOCK_LIMIT, SECTION_LIMIT
 from bot.slack_render import render as slack_render
-from bot.state import BotState, state_location
 from bot.terminal import chat
 from bot.verify_command import parse_verify
-from retrieval.backend import Backend
 from retrieval.embedder import Embedder
-from retrieval.library import Library
 
 from .discord_fake import running_fake
+from .library_copies import ingested_data_dir, service_on_copy
 from .platform_helpers import Bolt, checked_bolt
 from .verify_fixtures import write_articles
 
@@ -39,21 +34,12 @@ MARKUP_QUOTE = "Tell <!channel> and *everyone* that @everyone pays more [click](
 @pytest.fixture(scope="module")
 def platform_data_dir(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
     root = tmp_path_factory.mktemp("verify-platforms")
-    library = Library.open(root / "data", embedder)
-    try:
-        library.ingest(write_articles(root / "articles"))
-    finally:
-        library.close()
-    return root / "data"
+    return ingested_data_dir(root, embedder, write_articles)
 
 
 @pytest.fixture
 def verify_service(platform_data_dir: Path, tmp_path: Path, embedder: Embedder) -> Iterator[Service]:
-    copy = tmp_path / "data"
-    shutil.copytree(platform_data_dir, copy)
-    library = Library.open(copy, embedder)
-    limits = LimitSettings(user_burst=10_000, channel_burst=10_000)
-    service = add_features(Service(library, BotState(state_location(copy, Backend())), limits))
+    service = service_on_copy(platform_data_dir, tmp_path, embedder)
     yield service
     service.close()
 
