@@ -29,7 +29,7 @@ RUN pip install ".[cluster]" && useradd --create-home --uid 10001 byline && mkdi
 
 USER byline
 # Warm the query encoder once at build time, so the first `ask` in a container loads only
-# torch and the cached trace (see README, "Start-up").
+# torch and the cached trace (see docs/operations.md, "Start-up").
 RUN BYLINE_DATA_DIR=/tmp/warm byline ingest /app/seeds >/dev/null \
     && BYLINE_DATA_DIR=/tmp/warm byline ask "what did Mourinho say about the referee?" >/dev/null \
     && rm -rf /tmp/warm

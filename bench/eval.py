@@ -359,8 +359,8 @@ BLIND_PARTS: list[str] = sorted(
 
 # Blind parts written but not yet scored: "seen" (what a rule change is tuned on) leaves them out.
 # Each blind part is named here from the day its writers get their lists until its one scoring;
-# at which rules each was scored is in the README's first table of "Questions that look like
-# users". None is waiting now, and no unused BBC article is left for another.
+# at which rules each was scored is in docs/quality.md's first table of "Questions that look
+# like users". None is waiting now, and no unused BBC article is left for another.
 UNSCORED_PARTS: tuple[str, ...] = ()
 
 NATURAL_TARGETS = {

@@ -121,7 +121,7 @@ class Settings:
     retention_days: int = 90
     gaps_digest_channel: str = ""  # bot/gaps_digest.py: off unless set
     gaps_digest_schedule: str = "weekly mon 09:00"
-    # The cluster backend (README, "Many workers"): embedded unless BYLINE_BACKEND=cluster.
+    # The cluster backend (docs/cluster.md): embedded unless BYLINE_BACKEND=cluster.
     backend: str = "embedded"
     database_url: str = field(default="", repr=False)  # may hold a password
     redis_url: str = field(default="", repr=False)

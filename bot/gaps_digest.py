@@ -147,7 +147,7 @@ class GapsDigest:
         if len(tenants) > 1:
             log.warning(
                 "Gaps report for %s:%s skipped: its questions come from %d workspaces or servers, and the entry "
-                'names none. Set BYLINE_GAPS_DIGEST_CHANNEL to %s:TENANT/%s (README, "Tenants").',
+                "names none. Set BYLINE_GAPS_DIGEST_CHANNEL to %s:TENANT/%s (docs/tenants.md).",
                 target.platform,
                 target.channel_id,
                 len(tenants),

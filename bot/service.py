@@ -199,7 +199,7 @@ class Service:
         if command.operator_only and not asker.is_operator:
             return TextReply(
                 f"Only Byline's operators can use `/{name}`: the article library is shared by every workspace and "
-                'server. Ask the person who runs Byline (README, "Tenants").',
+                "server. Ask the person who runs Byline (docs/tenants.md).",
                 private=True,
                 error=True,
             )

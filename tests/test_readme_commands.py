@@ -1,10 +1,11 @@
-"""Every ``byline`` command line written in README.md works as written.
+"""Every ``byline`` command line written in README.md and docs/*.md works as written.
 
-The lines are read from the README's code blocks (and from inline code that is a whole command
-line rather than a template such as ``byline ask "QUESTION"``), and each is run through the real
-``byline`` entry point in a shell, from the project folder, on a fresh data directory that holds
-the seed article. Only lines that need the network or a platform token are skipped; SKIPPED says
-which and why, and the test fails if the README gains a line it neither runs nor lists.
+The lines are read from the code blocks of the README and of every page under docs/ (and from
+inline code that is a whole command line rather than a template such as ``byline ask "QUESTION"``),
+README first, then the pages by name, and each is run through the real ``byline`` entry point in a
+shell, from the project folder, on a fresh data directory that holds the seed article. Only lines
+that need the network or a platform token are skipped; SKIPPED says which and why, and the test
+fails if the README or a docs page gains a line it neither runs nor lists.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from retrieval.store import Store, utc_now
 
 PROJECT = Path(__file__).resolve().parent.parent
 README = PROJECT / "README.md"
+DOCS = PROJECT / "docs"
 BIN = Path(sys.executable).parent
 
 # Lines that cannot run here, each with the reason.
@@ -42,8 +44,20 @@ _COMMAND = re.compile(r"byline(?:\s+(?:--[a-z-]+|[a-z]+)(?:\s|$)|$)")
 _TEMPLATE = re.compile(r"[\[\]|…]|\b[A-Z]{3,}\b")
 
 
+def documents() -> list[Path]:
+    """The README, then every docs page by name: the order their command lines run in."""
+    return [README, *sorted(DOCS.glob("*.md"))]
+
+
 def readme_commands() -> list[str]:
-    text = README.read_text(encoding="utf-8")
+    """The command lines of the README and the docs pages, each once, in the order they appear."""
+    found: list[str] = []
+    for document in documents():
+        found += _commands(document.read_text(encoding="utf-8"))
+    return list(dict.fromkeys(found))
+
+
+def _commands(text: str) -> list[str]:
     found: list[str] = []
     for block in _FENCE.findall(text):
         for line in block.splitlines():
@@ -60,7 +74,7 @@ def readme_commands() -> list[str]:
         values = [w for w in words[2:] if not w.startswith("-")]
         if values and not _TEMPLATE.search(span):
             found.append(span.strip())
-    return list(dict.fromkeys(found))
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +100,7 @@ def run_line(line: str, env: dict[str, str], stdin: str = "") -> subprocess.Comp
     # The harness on the full shared data takes many minutes; the same options on small data.
     line = line.replace("--data ../shared/data", f"--data {shlex.quote(env['ROOT'])}/eval-data --cache $ROOT/cache")
     if line.endswith(("serve", "chat")):
-        # As in the README's session: on a terminal (without one, serve runs headless until stopped).
+        # As in the README's example session: on a terminal (without one, serve runs headless until stopped).
         line = f"script -qec {shlex.quote(line)} /dev/null"
     return subprocess.run(
         ["bash", "-c", line],  # a shell's defaults: a pipeline's status is its last command's
@@ -103,7 +117,9 @@ def test_the_readme_has_command_lines_and_every_skip_is_still_there() -> None:
     commands = readme_commands()
     assert "byline eval --data ../shared/data" in commands
     assert "byline ingest seeds/" in commands
-    assert set(SKIPPED) <= set(commands), "a skipped line is no longer in the README: drop it from SKIPPED"
+    assert set(SKIPPED) <= set(commands), "a skipped line is no longer in the README or docs/: drop it from SKIPPED"
+    in_readme = _commands(README.read_text(encoding="utf-8"))
+    assert "byline serve" in in_readme and "byline ingest seeds/" in in_readme, "the README's own examples"
 
 
 def test_every_readme_command_line_works_as_written(workspace: dict[str, str]) -> None:
