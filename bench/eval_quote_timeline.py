@@ -1,7 +1,7 @@
 """The speaker timeline's recall and precision on the labelled BBC pairs (issue 35, part 2).
 
     python -m bench.eval_quote_timeline ../shared/data/bbc-news [--library /tmp/byline-bbc]
-        [--fit] [--misses]
+        [--fit] [--misses] [--labels bench/data/quote_timeline_blind]
 
 For each (speaker, topic) of ``bench/data/quote_timeline/*.jsonl`` the timeline is asked as a
 user would (``asked_as``, ``topic``). A labelled quote is found when a returned quote holds its
@@ -9,6 +9,9 @@ words or is held by them (case, spacing and punctuation aside); a returned quote
 it matches some label. Labels are deduplicated by text (near-duplicate articles carry the same
 quotes). ``--fit`` prints, for every weight pair on a small grid, the best threshold in sample
 and the figures leave-one-pair-out (the threshold chosen on the other 14 pairs).
+
+``--labels`` scores another folder of pairs: ``bench/data/quote_timeline_blind`` is the held-out
+set, written blind after the rule was fitted on ``quote_timeline``; score it, never fit on it.
 
 Without the BBC folder it says so and exits 0. The library is built once in ``--library``
 (a few minutes for 1,713 articles) and reused.
@@ -218,13 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--library", type=Path, default=DEFAULT_LIBRARY, help="where the BBC library is built once")
     parser.add_argument("--fit", action="store_true", help="grid over the topic rule's weights (see the docstring)")
     parser.add_argument("--misses", action="store_true", help="list the labels missed and the quotes returned wrongly")
+    parser.add_argument("--labels", type=Path, default=LABELS, help="the folder of labelled pairs (*.jsonl)")
     args = parser.parse_args(argv)
     if not (args.bbc / "politics").is_dir():
         print(f"Skipped: no BBC corpus at {args.bbc} (give the bbc-news folder).")
         return 0
     library = open_library(args.bbc, args.library)
     try:
-        pairs = load_pairs()
+        pairs = load_pairs(args.labels)
         print(f"{len(pairs)} pairs, {sum(len(p.texts) for p in pairs)} labelled quotes; rule {RULE}")
         if args.fit:
             fit(library, pairs)

@@ -140,6 +140,10 @@ def strip_honorific(name: str) -> str:
     return " ".join(tokens)
 
 
+def _without_possessive(name: str) -> str:
+    return re.sub(r"(?<=\w)['’]s$", "", name)
+
+
 def _looks_like_person(candidate: str) -> bool:
     tokens = strip_honorific(candidate).replace("’", "'").split()
     if not tokens or tokens[0].lower() in {"the", "a", "an", "and", "but"}:
@@ -175,9 +179,19 @@ _JOB_WORD = re.compile(rf"(?:{ROLE_NOUNS}|{'|'.join(sorted(_TITLE_WORDS))}|vice|
 _IN_RELATIVE_CLAUSE = re.compile(r",\s+(?:who|which|whose)\s+[^,.;:\"“”]*$")
 # "... said Charles was ...": a name right after a verb of speech and before a verb is what was said.
 _REPORT_VERB_BEFORE = re.compile(rf"\b(?:{SPEECH_VERBS})\s+(?:that\s+)?$")
-_INSIDE_THAT_CLAUSE = re.compile(rf"\b(?:{SPEECH_VERBS})\s+that\b[^.!?;:\"“”]*$")
+# "He told BBC Radio 4's Today programme that Mr Clarke had been …": the one spoken to may
+# stand between the verb and "that".
+_INSIDE_THAT_CLAUSE = re.compile(rf"\b(?:{SPEECH_VERBS})\s+(?:[^.!?;:\"“”]{{1,60}}?\s+)?that\b[^.!?;:\"“”]*$")
+# A name inside a subordinate clause ("Mr Clarke said he had supported the plans when Mr Blunkett
+# argued for them") is not who the sentence is about.
+_SUBORDINATE_BEFORE = re.compile(
+    r"\b(?:when|while|after|before|because|since|although|though|until|unless|whereas)\s+$"
+)
 _FINITE_AFTER = re.compile(r"\s+(?:was|is|were|are|had|has|have|would|will|could|should|must|might)\b")
 
+
+# Words before a job that make it another job: a deputy mayor is not "the mayor".
+_RANK_QUALIFIERS = frozenset({"deputy", "vice", "assistant", "shadow", "former", "ex", "acting"})
 
 # Honorifics that tell whether "he" or "she" can refer to a person.
 _GENDERED_HONORIFIC = re.compile(r"\b(Mr|Mrs|Ms|Miss|Sir|Dame|Lord|Lady)\.?\s+([A-Z][\w’'\-]+)")
@@ -240,7 +254,15 @@ class People:
             candidates.append(match.group(1))
         singles: list[str] = []
         for candidate in candidates:
-            bare = strip_honorific(candidate)
+            # "Bill Conti's job": Bill Conti. "Mr Brown's Budget" is no one's name.
+            bare = _without_possessive(strip_honorific(candidate))
+            # "Under Mr Tellier" at the start of a sentence: the name begins at the honorific.
+            inner_honorific = re.search(rf"\s(?={HONORIFICS}\s)", bare)
+            if inner_honorific:
+                candidate = bare[inner_honorific.end() :]
+                bare = strip_honorific(candidate)
+            if re.search(r"['’]s\s", bare):
+                continue
             if len(bare.split()) >= 2 and _looks_like_person(bare) and bare not in self.full_names:
                 self.full_names.append(bare)
             elif len(bare.split()) == 1 and re.match(HONORIFICS + r"\s", candidate) and _looks_like_person(bare):
@@ -287,7 +309,7 @@ class People:
         found: list[Mention] = []
         for match in _NAME_RE.finditer(self.text):
             written = match.group(0)
-            bare = strip_honorific(written)
+            bare = _without_possessive(strip_honorific(written))
             name = ""
             if not bare:
                 continue
@@ -304,7 +326,14 @@ class People:
                 name = firsts[bare][0]  # "His wife Sharon" after "Sharon Osbourne"
             if name:
                 aside = self._in_affiliation_or_report(match.start(), match.end(), found[-1] if found else None)
-                subject = not aside and (self._is_subject(match.end()) or self._named_by_verb(match.start()))
+                # "Mr Livingstone's comments were …": the possessor is not the subject.
+                # ("Mr Blair's was asked": a slip for "Mr Blair was", the subject after all.)
+                possessive = bool(re.search(r"['’]s$", written)) and not _FINITE_AFTER.match(self.text, match.end())
+                subject = (
+                    not aside
+                    and not possessive
+                    and (self._is_subject(match.end()) or self._named_by_verb(match.start()))
+                )
                 found.append(Mention(match.start(), match.end(), name, subject, aside))
         return found
 
@@ -325,6 +354,10 @@ class People:
                 return True
         if _INSIDE_THAT_CLAUSE.search(before):
             return True  # "Lord Heseltine said that, despite their differences, Lord Callaghan became"
+        if _SUBORDINATE_BEFORE.search(before) and re.search(rf"\b(?:{SPEECH_VERBS})\b", re.split(r"[.!?]\s", before)[-1]):
+            # "Mr Clarke said he had supported the plans when Mr Blunkett argued for them": the
+            # sentence's speaker came first. ("… come after Mr Blair told Labour members" has none.)
+            return True
         return bool(_REPORT_VERB_BEFORE.search(before) and _FINITE_AFTER.match(self.text, end))
 
     def _named_by_verb(self, start: int) -> bool:
@@ -346,7 +379,10 @@ class People:
         after = self.text[end : end + 160]
         return bool(
             re.match(
-                rf"\s*(?:(?:,[^,.]{{1,110}}){{1,2}},\s*|,\s*|{_AFFILIATION})?"
+                rf"\s*(?:(?:,[^,.]{{1,110}}){{1,2}},\s*|,\s*|{_AFFILIATION}"
+                # "Mr Kennedy, whose party opposes the plan as "deeply flawed" said": a relative
+                # clause the writer did not close with a comma.
+                rf"|,\s+(?:who|whose)\b[^,.;:]{{1,110}}?\s+(?=(?:{SPEECH_VERBS})\b))?"
                 rf"(?:has |had |have |also |later |then |now |previously |recently |again |however )?"
                 rf"(?:{SPEECH_VERBS}|was|is|has|had|will|would|"
                 rf"could|can|\w+ed\b|{_IRREGULAR_PAST}|{_PRESENT_OPINION})",
@@ -411,7 +447,12 @@ class People:
                     rf"{re.escape(head)}\s+(?:{HONORIFICS}\s+)?{re.escape(full)}"
                     rf"|{re.escape(full)},\s+(?:the\s+)?[^,.]{{0,40}}\b{re.escape(head)}\b"
                 )
-                if re.search(pattern, self.text[:before], re.IGNORECASE):
+                for match in re.finditer(pattern, self.text[:before], re.IGNORECASE):
+                    # "the mayor" is not "Deputy Mayor Nicky Gavron" (nor "the shadow chancellor").
+                    qualifier = re.search(r"(\w+)[\s-]+$", self.text[max(0, match.start() - 20) : match.start()])
+                    lowered = {w.lower() for w in words}
+                    if qualifier and qualifier.group(1).lower() in _RANK_QUALIFIERS - lowered:
+                        continue
                     return full
             if head.lower() in UNNAMED_ROLES:
                 return ""  # "the spokesman" is usually never named: do not guess a name

@@ -24,7 +24,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 17
+RULES_VERSION = 18
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -56,12 +56,15 @@ _CHUNK_NAME = re.compile(rf"^{_LOWER_WORDS}(?P<speaker>{NAME})$")
 _NAME_AFTER_ROLE = re.compile(
     rf"\b(?!(?:{'|'.join(sorted(ORGANISATION_ROLES))})\b)(?:{ROLE_NOUNS})\s+(?P<speaker>{NAME})$"
 )
+# Letters after a name that are not part of it: `Peter Ainsworth MP`, `Guy Mansfield QC`.
+_POST_NOMINAL = r"(?:\s+(?:MP|MEP|MSP|QC|AM))?"
+_ARTICLE = re.compile(r"(?:The|A|An)\s")
 # Attribution before an opening mark: `Ms Hewitt said: "`, `He told the BBC: "`.
 # An apposition may sit between the name and the verb: `David Cameron, MP for Witney, added: "`,
 # unless it is itself the name: `The Shadow Secretary for the Family, Theresa May, said: "`.
 # A post-nominal stays outside the name: `Peter Ainsworth MP, said: "`.
 _BEFORE = re.compile(
-    rf"{_SPEAKER}(?:\s+(?:MP|MEP|MSP|QC|AM))?(?:,\s+(?!(?:{NAME}),)[^,:;\"“”]{{1,120}},"
+    rf"{_SPEAKER}{_POST_NOMINAL}(?:,\s+(?!(?:{NAME}),)[^,:;\"“”]{{1,120}},"
     # An apposition the writer did not close: `Mark Serwotka, the leader of the PCS union said: "`.
     rf"|,\s+(?:the|a|an|his|her)\s+[^,:;\"“”]{{1,80}}?(?=\s+{_VERB}))?,?\s+(?:(?!(?:he|she|they)\b)[a-z][\w’'\-]*\s+){{0,3}}?{_VERB}"
     rf"(?:\s+[^:\"“”]{{0,80}}?)?\s*[:,]\s*$"
@@ -113,6 +116,10 @@ _PASSIVE_BEFORE = re.compile(r"\b(?:was|were|is|are|been|being)\s+(?:\w+ly\s+)?$
 _QUOTED_AS_SAYING = re.compile(
     r"^[,.!?]?\s*[^\"“”.;:!?]{1,80}?\bquoted\s+(?P<chunk>[^\"“”.;:!?]{1,60}?)\s+as\s+saying\b"
 )
+
+# Words credited with "from" and a full name: `a call for him to "pause for thought" from
+# Charles Kennedy.` (two capitalised words and the end of the clause: not "from the album").
+_FROM_PERSON = re.compile(r"^\s+from\s+(?P<speaker>[A-Z][a-z][\w’'\-]*\s+[A-Z][a-z][\w’'\-]+)\s*(?:[.,;]|$)")
 
 # A person's own words written down: `"…," Mr Tanzi's statement said.` (Not "Mr Blair's
 # spokesman", who is another person.)
@@ -274,8 +281,8 @@ class _Attributor:
             return None
         apposition = (match.group("apposition") or "").strip()
         # `But the chairman of Migration Watch UK, Sir Andrew Green, said`: a name in the apposition
-        # is the person the chunk describes.
-        order = ("apposition", "chunk") if re.fullmatch(NAME, apposition) else ("chunk", "apposition")
+        # is the person the chunk describes, post-nominal or not (`…, Guy Mansfield QC has warned`).
+        order = ("apposition", "chunk") if re.fullmatch(NAME + _POST_NOMINAL, apposition) else ("chunk", "apposition")
         for group in order:
             # `The woman's lawyer, Dolores M Troiani, said`: the name is in the apposition.
             chunk = (match.group(group) or "").strip()
@@ -297,6 +304,9 @@ class _Attributor:
             return None  # `…land." The company pointed out…`: a new sentence, not an attribution
         if re.match(r"\.\s+[A-Z]", after):
             return None  # `…politicians". Martin Bell, who won Tatton, said`: the full stop ends it
+        source = _FROM_PERSON.match(after)
+        if source and self._plausible(source.group("speaker")) and not self.not_people.vetoes(source.group("speaker")):
+            return source.group("speaker"), "after", start + source.start("speaker")
         quoted = _QUOTED_AS_SAYING.match(after)
         if quoted:
             speaker = self._speaker_in(quoted.group("chunk"))
@@ -342,7 +352,9 @@ class _Attributor:
             return chunk
         if len(chunk.split()) > 8:
             return ""
-        match = _CHUNK_NAME.match(chunk)
+        # "Guy Mansfield QC": a name alone with its post-nominal (not "the Salford MP").
+        named = re.sub(_POST_NOMINAL + "$", "", chunk) if chunk[:1].isupper() and not _ARTICLE.match(chunk) else chunk
+        match = _CHUNK_NAME.match(named)
         if match and self._plausible(match.group("speaker")):
             return match.group("speaker")
         return ""
