@@ -155,10 +155,10 @@ def fit(library: Library, pairs: list[Pair]) -> None:
             candidates.append((index, part.closeness, part.article, part.words, label, part.paragraph, part.gap))
     print(f"{len(candidates)} candidate quotes, {sum(c[4] for c in candidates)} labelled on topic")
     grid = [
-        (a, w, p, f) for a in (1.0, 1.5) for w in (0.0, 0.15) for p in (0.0, 0.5) for f in (-1.0, 0.25, 0.3, 0.35, 0.4)
+        (a, w, p, g) for a in (1.0, 1.5) for w in (0.0, 0.15) for p in (0.0, 0.5) for g in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
     ]
-    for article_weight, words_weight, paragraph_weight, floor in grid:
-        rule = TopicRule(article_weight, words_weight, 0.0, paragraph_weight, floor=floor)
+    for article_weight, words_weight, paragraph_weight, gap_weight in grid:
+        rule = TopicRule(article_weight, words_weight, 0.0, paragraph_weight, gap_weight)
         threshold, f = _best_threshold(candidates, rule, range(len(pairs)))
         held = Tally()
         for left_out in range(len(pairs)):
@@ -168,7 +168,7 @@ def fit(library: Library, pairs: list[Pair]) -> None:
         inside = _tally(candidates, replace(rule, threshold=threshold), range(len(pairs)), pairs)
         print(
             f"article {article_weight:.2f} words {words_weight:.2f} paragraph {paragraph_weight:.2f} "
-            f"floor {floor:.2f}: "
+            f"gap {gap_weight:.2f}: "
             f"threshold {threshold:.3f} in sample R {inside.recall:.3f} P {inside.precision:.3f}; "
             f"leave-one-pair-out R {held.recall:.3f} P {held.precision:.3f}"
         )

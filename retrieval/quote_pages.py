@@ -97,6 +97,9 @@ def timeline_page(timeline: Timeline, page: int = 1, size: int = PAGE_SIZE, comm
             f"{who}{about}{since}: {count} quote{'s' if count != 1 else ''} in {len(timeline.stories)} "
             f"stor{'ies' if len(timeline.stories) != 1 else 'y'}, newest first"
         )
+        reprints = sum(len(q.reprinted_in) for q in quotes)
+        if reprints:
+            header += f" ({reprints} repeat{'s' if reprints != 1 else ''} in older articles shown once)"
         if pages > 1:
             header += f" — page {page} of {pages}" + (
                 f"; next: {command} page:{page + 1}" if command and page < pages else ""
@@ -140,6 +143,8 @@ class QuoteRow:
     end: int
     story: int
     topic_score: float | None
+    # Other articles that print the same words (shown once, in the newest).
+    reprinted_in: int = 0
 
 
 def timeline_rows(timeline: Timeline) -> list[QuoteRow]:
@@ -162,6 +167,7 @@ def timeline_rows(timeline: Timeline) -> list[QuoteRow]:
                     quote.end,
                     number,
                     round(item.topic.score, 4) if item.topic is not None else None,
+                    len(item.reprinted_in),
                 )
             )
     return rows

@@ -9,13 +9,15 @@ few that ingest left unattributed and ``quote_adoption`` can safely give them, e
 span with its offsets. A topic keeps only the quotes ``quote_topics`` judges to be on
 it. Quotes are ordered newest first by their article's date (published, else when it was
 added), then by where they stand in the article; articles that report one story are grouped
-as the digest groups them (``story.group_stories``).
+as the digest groups them (``story.group_stories``). The same words in several articles (a
+story updated and republished, a quote repeated in a follow-up) are shown once, in the newest
+article, with the others counted in ``reprinted_in``: a reporter wants each thing said once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,6 +28,7 @@ from .models import Article, Quote
 from .quote_adoption import adopted_quotes
 from .quote_topics import TopicMatcher, TopicScore
 from .story import group_stories
+from .text import words
 
 if TYPE_CHECKING:
     from .library import Library
@@ -43,6 +46,8 @@ class TimelineQuote:
     quote: Quote
     article: Article
     topic: TopicScore | None = None
+    # Older articles that carry the same words (see the module docstring), newest first.
+    reprinted_in: tuple[Article, ...] = ()
 
     @property
     def date(self) -> str:
@@ -114,8 +119,22 @@ def speaker_timeline(
         if since and article_date(article) < since:
             continue
         found.append(TimelineQuote(quote, article, score))
+    found = without_reprints(found)
     timeline.stories = group_by_story(library, found) if group else _by_article(found)
     return timeline
+
+
+def without_reprints(quotes: Sequence[TimelineQuote]) -> list[TimelineQuote]:
+    """One quote per wording (case, spacing and punctuation aside), kept where it is newest."""
+    kept: dict[tuple[str, ...], TimelineQuote] = {}
+    for item in newest_first(quotes):
+        key = tuple(words(item.quote.text))
+        first = kept.get(key)
+        if first is None:
+            kept[key] = item
+        elif item.article.id != first.article.id and all(a.id != item.article.id for a in first.reprinted_in):
+            kept[key] = replace(first, reprinted_in=(*first.reprinted_in, item.article))
+    return list(kept.values())
 
 
 def newest_first(quotes: Sequence[TimelineQuote]) -> list[TimelineQuote]:

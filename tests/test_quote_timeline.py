@@ -21,7 +21,8 @@ from retrieval.quote_pages import timeline_page
 from retrieval.quote_timeline import speaker_timeline
 from retrieval.reactions import reactions
 
-from .quote_fixtures import write_articles
+from .library_copies import copied_data_dir
+from .quote_fixtures import write_article, write_articles
 
 REFEREE_QUOTES = {
     "I only said what everybody saw: the officials were a disgrace that afternoon",
@@ -84,6 +85,38 @@ def test_without_a_topic_every_quote_and_name_variants_find_the_same_person(quot
         assert texts(speaker_timeline(quote_library, asked).quotes) == texts(everything.quotes), asked
     since = speaker_timeline(quote_library, "Mourinho", since="2024-04-01")
     assert {q.date for q in since.quotes} == {"2024-05-01", "2024-04-10"}
+
+
+def test_words_reprinted_in_a_later_article_are_shown_once_in_the_newest(
+    quote_data_dir: Path, tmp_path: Path, embedder: Embedder
+) -> None:
+    # A follow-up that repeats one of the derby quotes word for word (its marks straight, not
+    # curly) and adds a new one: the repeat is one entry, in the follow-up, counting the derby
+    # report; the new words are their own entry.
+    library = Library.open(copied_data_dir(quote_data_dir, tmp_path), embedder)
+    try:
+        follow_up = write_article(
+            tmp_path,
+            "follow_up.md",
+            "2024-07-01",
+            "Mourinho still angry about the derby referee",
+            [
+                "Jose Mourinho returned to the derby on Monday.",
+                '"The referee decided the game with that penalty," Mourinho said again. "Nobody has said sorry to us."',
+            ],
+        )
+        library.ingest([follow_up])
+        timeline = speaker_timeline(library, "Mourinho", "referees")
+        penalty = [q for q in timeline.quotes if "decided the game" in q.quote.text]
+        assert len(penalty) == 1
+        assert penalty[0].article.title == "Mourinho still angry about the derby referee"
+        assert [a.title for a in penalty[0].reprinted_in] == ["Mourinho fumes at referee after derby defeat"]
+        assert "1 repeat in older articles shown once" in timeline_page(timeline).text
+        everything = speaker_timeline(library, "Mourinho")
+        assert sum("decided the game" in t for t in texts(everything.quotes)) == 1
+        assert len(everything.quotes) == 8  # seven before, the repeat folded in, one new
+    finally:
+        library.close()
 
 
 def test_nobody_and_nothing_on_the_topic_say_so(quote_library: Library) -> None:
