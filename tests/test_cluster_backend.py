@@ -49,6 +49,8 @@ def test_the_cluster_answers_the_blind_questions_exactly_as_the_embedded_library
 ) -> None:
     questions = [q for name in QUESTION_FILES for q in load_natural(NATURAL_DIR / name, split=False)]
     articles = sorted({BBC / q.article for q in questions if q.article})
+    if not all(path.is_file() for path in articles):
+        pytest.skip(f"the BBC articles these questions were written about are not at {BBC} (../shared/data)")
     assert len(questions) >= 45 and len(articles) >= 30
     embedded = Library.open(tmp_path / "embedded", embedder, Backend())
     cluster = Library.open(tmp_path / "cluster", embedder, Backend("cluster", postgres_url, ":memory:"))
