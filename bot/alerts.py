@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from retrieval.citations import CitationNumbers
 from retrieval.digest import added_at_text, render_digest
 from retrieval.library import Library
 from retrieval.models import Digest, DigestStory
-from retrieval.quote_pages import CitationNumbers, quote_span, user_words
+from retrieval.quote_pages import quote_span, user_words
 from retrieval.quote_timeline import TimelineQuote, article_date, newest_first, speaker_timeline
 from retrieval.render import format_date
 

@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from .citations import CitationNumbers
 from .library import Library
-from .models import AnswerSpan, Article, Citation, Digest, DigestStory, Quote, Sentence
+from .models import AnswerSpan, Article, Digest, DigestStory, Quote, Sentence
 from .render import CLOSE_QUOTE, OPEN_QUOTE, citation_line, format_date
 from .scope import ResolvedScope, articles_added
 from .story import StoryFeatures, article_features, group_stories
@@ -119,7 +120,7 @@ def build_digest(
     groups = group_stories([item.features for item in items])
     # Biggest stories first, then the newest (by when their newest article was added).
     groups.sort(key=lambda g: (len(g), max(items[i].article.added_at for i in g)), reverse=True)
-    numbering = _Numbering(library)
+    numbering = CitationNumbers()
     stories = [_story([items[i] for i in group], numbering) for group in groups[:max_stories]]
     count = len(articles)
     header = " — ".join(
@@ -221,28 +222,7 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(norms == 0, 1.0, norms)
 
 
-class _Numbering:
-    """Citations numbered once for the whole digest: one number per cited paragraph."""
-
-    def __init__(self, library: Library) -> None:
-        self.library = library
-        self.citations: list[Citation] = []
-        self._numbers: dict[tuple[int, int], int] = {}
-
-    def number(self, article: Article, paragraph: int, passage_id: int) -> int:
-        key = (article.id, paragraph)
-        if key not in self._numbers:
-            n = len(self.citations) + 1
-            self.citations.append(
-                Citation(
-                    n, article.id, article.title, article.source, article.url, article.published, paragraph, passage_id
-                )
-            )
-            self._numbers[key] = n
-        return self._numbers[key]
-
-
-def _story(items: list[_Item], numbering: _Numbering) -> DigestStory:
+def _story(items: list[_Item], numbering: CitationNumbers) -> DigestStory:
     centroid = _unit(np.stack([item.mean for item in items]).mean(axis=0, keepdims=True))[0]
     # The lead is the newest article: a digest reports where a story stands now.
     items.sort(key=lambda item: (item.article.published or item.article.added_at, item.article.added_at), reverse=True)
@@ -302,7 +282,7 @@ def _key_sentences(items: list[_Item], centroid: np.ndarray) -> list[tuple[_Item
     return chosen
 
 
-def _sentence_span(item: _Item, sentence: Sentence, numbering: _Numbering, score: float) -> AnswerSpan:
+def _sentence_span(item: _Item, sentence: Sentence, numbering: CitationNumbers, score: float) -> AnswerSpan:
     n = numbering.number(item.article, sentence.paragraph, sentence.passage_id)
     return AnswerSpan(
         item.text[sentence.start : sentence.end],
@@ -317,7 +297,7 @@ def _sentence_span(item: _Item, sentence: Sentence, numbering: _Numbering, score
     )
 
 
-def _best_quote(items: list[_Item], centroid: np.ndarray, numbering: _Numbering) -> AnswerSpan | None:
+def _best_quote(items: list[_Item], centroid: np.ndarray, numbering: CitationNumbers) -> AnswerSpan | None:
     """The attributed quote whose sentence is nearest the story's centroid, if any."""
     best: tuple[float, _Item, Quote, Sentence] | None = None
     for item in items:

@@ -25,7 +25,7 @@ from .database import DATABASE_ERRORS
 from .dense import DenseIndex
 from .embedder import Embedder
 from .index_files import DENSE_FILE, INDEX_META_FILE, SPARSE_FILE, LoadedIndexes
-from .models import Answer, Article, ArticleDraft, Citation, Paragraph, Passage, SearchHit
+from .models import Answer, Article, ArticleDraft, Paragraph, SearchHit
 from .ports import KeywordIndex, VectorIndex
 from .quotes import RULES_VERSION, extract_quotes
 from .scope import ResolvedScope, Scope, ScopeCache
@@ -500,13 +500,6 @@ class Library:
         page = resolved.article_ids[offset : offset + limit].tolist()
         found = self.store.articles(page)
         return [found[i] for i in page if i in found], resolved.article_count
-
-    def citation_for(self, passage: Passage, paragraph: int, n: int) -> Citation:
-        article = self.store.article(passage.article_id)
-        assert article is not None
-        return Citation(
-            n, article.id, article.title, article.source, article.url, article.published, paragraph, passage.id
-        )
 
 
 # Sentences embedded per call: large batches across articles keep the model busy.

@@ -354,7 +354,8 @@ class People:
                 return True
         if _INSIDE_THAT_CLAUSE.search(before):
             return True  # "Lord Heseltine said that, despite their differences, Lord Callaghan became"
-        if _SUBORDINATE_BEFORE.search(before) and re.search(rf"\b(?:{SPEECH_VERBS})\b", re.split(r"[.!?]\s", before)[-1]):
+        sentence = re.split(r"[.!?]\s", before)[-1]
+        if _SUBORDINATE_BEFORE.search(before) and re.search(rf"\b(?:{SPEECH_VERBS})\b", sentence):
             # "Mr Clarke said he had supported the plans when Mr Blunkett argued for them": the
             # sentence's speaker came first. ("… come after Mr Blair told Labour members" has none.)
             return True

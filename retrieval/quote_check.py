@@ -26,6 +26,7 @@ import threading
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from .citations import citation_of
 from .errors import BylineError
 from .library import Library
 from .models import AnswerSpan, Article, Citation, Quote
@@ -433,13 +434,4 @@ def _citation(library: Library, article: Article, offset: int, n: int) -> Citati
             passage_id = sentence.passage_id
             break
         passage_id = sentence.passage_id if sentence.start <= offset else passage_id
-    return Citation(
-        n,
-        article.id,
-        article.title,
-        article.source,
-        article.url,
-        article.published,
-        paragraph_of(article.text, offset),
-        passage_id,
-    )
+    return citation_of(article, paragraph_of(article.text, offset), n, passage_id)

@@ -13,30 +13,13 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .citations import CitationNumbers
 from .digest import render_digest
-from .models import AnswerSpan, Article, Citation, Digest, DigestStory
+from .models import AnswerSpan, Digest, DigestStory
 from .quote_timeline import Timeline, TimelineQuote, article_date
 from .render import field_text, format_date, lookalike
 
 PAGE_SIZE = 8
-
-
-class CitationNumbers:
-    """Citations numbered in the order they are first cited: one per (article, paragraph)."""
-
-    def __init__(self) -> None:
-        self.citations: list[Citation] = []
-        self._numbers: dict[tuple[int, int], int] = {}
-
-    def number(self, article: Article, paragraph: int) -> int:
-        key = (article.id, paragraph)
-        if key not in self._numbers:
-            n = len(self.citations) + 1
-            self.citations.append(
-                Citation(n, article.id, article.title, article.source, article.url, article.published, paragraph)
-            )
-            self._numbers[key] = n
-        return self._numbers[key]
 
 
 def quote_span(item: TimelineQuote, numbers: CitationNumbers) -> AnswerSpan:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .citations import CitationNumbers
 from .digest import render_digest
 from .models import Digest, DigestStory
-from .quote_pages import CitationNumbers, quote_span, user_words
+from .quote_pages import quote_span, user_words
 from .quote_timeline import article_date
 from .reactions import Reaction, Reactions
 

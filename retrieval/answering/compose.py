@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..citations import CitationNumbers, citation_of
 from ..models import Answer, AnswerSpan, Citation, Passage, Quote, SearchHit, Sentence
 from ..ranking import Tuning, _rank_passages
 from ..render import render_plain
 from ..scope import articles_phrase
 from .checks import Refusal
-from .citations import Citations
 from .question import Question
 
 if TYPE_CHECKING:
@@ -56,11 +56,13 @@ def abstain(
 def hits(library: Library, ranked: Sequence[tuple[int, float]]) -> list[SearchHit]:
     """Passages with the citation each would get, numbered in the given order."""
     passages = library.store.passages([pid for pid, _ in ranked])
+    articles = library.store.articles(sorted({p.article_id for p in passages.values()}))
     found = []
     for n, (pid, score) in enumerate(ranked, start=1):
         passage = passages.get(pid)
-        if passage is not None:
-            found.append(SearchHit(passage, library.citation_for(passage, passage.paragraph_first, n), score))
+        if passage is not None and passage.article_id in articles:
+            citation = citation_of(articles[passage.article_id], passage.paragraph_first, n, passage.id)
+            found.append(SearchHit(passage, citation, score))
     return found
 
 
@@ -79,13 +81,13 @@ def quote_speaker(library: Library, sentence: Sentence) -> str:
 
 
 def finish(
-    library: Library, question: Question, spans: list[AnswerSpan], citations: Citations, message: str = ""
+    library: Library, question: Question, spans: list[AnswerSpan], citations: CitationNumbers, message: str = ""
 ) -> Answer:
     answer = Answer(
         question=question.text,
         answered=True,
         spans=spans,
-        citations=citations.items,
+        citations=citations.citations,
         message=message,
         article_count=library.article_count(),
         interpreted_as=_interpretation(question),

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..citations import CitationNumbers
 from ..errors import BadQuestion
 from ..models import Answer, AnswerSpan, Quote, SearchHit, Sentence
 from ..ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
@@ -19,7 +20,6 @@ from ..scope import articles_phrase
 from ..text import search_tokens
 from . import checks
 from .checks import Refusal
-from .citations import Citations
 from .compose import abstain, finish, hits, quote_speaker
 from .events import asked_events, unreported
 from .facts import (
@@ -224,11 +224,11 @@ def _event_unreported(library: Library, asked: str, article_id: int) -> bool:
 
 
 def _sentences_answer(library: Library, question: Question, chosen: list[_Scored], message: str = "") -> Answer:
-    citations = Citations(library)
+    citations = CitationNumbers()
     spans = []
     for item in chosen:
         s = item.sentence
-        n = citations.number(s.article_id, s.paragraph, s.passage_id)
+        n = citations.number_by_id(s.article_id, s.paragraph, s.passage_id, library.store.article)
         spans.append(
             AnswerSpan(
                 s.text,
@@ -273,17 +273,17 @@ def _who_said_answer(
     # question is put in rarely singles out one quote (natural questions, all parts: 62 -> 70
     # of 108 right with up to 3 quotes, 68 with up to 2).
     chosen = sorted(choose_quotes(ranked, tuning), key=lambda item: -item.score)
-    citations = Citations(library)
+    citations = CitationNumbers()
     spans = [_quote_span(library, citations, item.quote, item.best, item.score) for item in chosen]
     return finish(library, question, spans, citations)
 
 
-def _quote_span(library: Library, citations: Citations, quote: Quote, best: Sentence, score: float) -> AnswerSpan:
+def _quote_span(library: Library, citations: CitationNumbers, quote: Quote, best: Sentence, score: float) -> AnswerSpan:
     """A quote as an answer span (all of it when short, else its best sentence), cited."""
     article_text = library.store.article(quote.article_id, with_text=True).text  # type: ignore[union-attr]
     start, end = quote_window(library, quote, best, article_text)
     text = article_text[start:end]
-    n = citations.number(quote.article_id, quote.paragraph, best.passage_id)
+    n = citations.number_by_id(quote.article_id, quote.paragraph, best.passage_id, library.store.article)
     return AnswerSpan(text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(score, 4))
 
 
@@ -337,7 +337,7 @@ def _speaker_answer(
             return _speaker_refusal(library, question, ranked, Refusal(checks.READER, message), tuning, scope)
         ranked = reading.items  # type: ignore[assignment]
     chosen = choose_quotes(ranked, tuning)
-    citations = Citations(library)
+    citations = CitationNumbers()
     spans = []
     for item in chosen:
         spans.append(_quote_span(library, citations, item.quote, item.best, item.score))
