@@ -155,7 +155,7 @@ def fit(library: Library, pairs: list[Pair]) -> None:
             candidates.append((index, part.closeness, part.article, part.words, label, part.paragraph, part.gap))
     print(f"{len(candidates)} candidate quotes, {sum(c[4] for c in candidates)} labelled on topic")
     grid = [
-        (a, w, p, g) for a in (1.0, 1.5) for w in (0.0, 0.15) for p in (0.0, 0.5) for g in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+        (a, w, p, g) for a in (1.0, 1.5) for w in (0.15, 0.3, 0.45, 0.6) for p in (0.5, 1.0, 1.5) for g in (0.0, 0.5)
     ]
     for article_weight, words_weight, paragraph_weight, gap_weight in grid:
         rule = TopicRule(article_weight, words_weight, 0.0, paragraph_weight, gap_weight)
@@ -200,15 +200,20 @@ def _best_threshold(
     candidates: list[Candidate], rule: TopicRule, pairs_in: Sequence[int] | range
 ) -> tuple[float, float]:
     """The threshold with the best F1 (recall and precision alike) over these pairs' quotes."""
-    chosen = [c for c in candidates if c[0] in pairs_in]
+    chosen = sorted(
+        ((round(_value(c, rule), 3), c[4]) for c in candidates if c[0] in pairs_in), key=lambda vc: vc[0], reverse=True
+    )
+    labels = sum(on_topic for _, on_topic in chosen)
     best = (0.0, -1.0)
-    for value in sorted({round(_value(c, rule), 3) for c in chosen}):
-        on = [c for c in chosen if _value(c, rule) >= value]
-        right = sum(c[4] for c in on)
-        labels = sum(c[4] for c in chosen)
-        if not on or not labels:
-            continue
-        recall, precision = right / labels, right / len(on)
+    right = 0
+    # Highest value first: each distinct value is a threshold keeping everything above it.
+    for index, (value, on_topic) in enumerate(chosen):
+        right += on_topic
+        if index + 1 < len(chosen) and chosen[index + 1][0] == value:
+            continue  # a tie: the threshold keeps all of it
+        if not labels:
+            break
+        recall, precision = right / labels, right / (index + 1)
         f = 2 * recall * precision / (recall + precision) if right else 0.0
         if f > best[1]:
             best = (value - 1e-6, f)
@@ -221,14 +226,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--library", type=Path, default=DEFAULT_LIBRARY, help="where the BBC library is built once")
     parser.add_argument("--fit", action="store_true", help="grid over the topic rule's weights (see the docstring)")
     parser.add_argument("--misses", action="store_true", help="list the labels missed and the quotes returned wrongly")
-    parser.add_argument("--labels", type=Path, default=LABELS, help="the folder of labelled pairs (*.jsonl)")
+    parser.add_argument(
+        "--labels", type=Path, action="append", help="a folder of labelled pairs (*.jsonl); repeat to join folders"
+    )
     args = parser.parse_args(argv)
     if not (args.bbc / "politics").is_dir():
         print(f"Skipped: no BBC corpus at {args.bbc} (give the bbc-news folder).")
         return 0
     library = open_library(args.bbc, args.library)
     try:
-        pairs = load_pairs(args.labels)
+        pairs = [pair for folder in args.labels or [LABELS] for pair in load_pairs(folder)]
         print(f"{len(pairs)} pairs, {sum(len(p.texts) for p in pairs)} labelled quotes; rule {RULE}")
         if args.fit:
             fit(library, pairs)

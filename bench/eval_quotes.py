@@ -74,7 +74,7 @@ _TITLES = frozenset(
 )
 
 
-def _name_words(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
     return [w for w in name.lower().replace("’", "'").replace(".", "").split() if w not in _TITLES]
 
 
@@ -85,7 +85,7 @@ def same_person(predicted: str, gold: str) -> bool:
     "Simon Cowell" does not match "Tony Cowell". An unnamed gold speaker ("a BaFin
     spokeswoman") matches a prediction that is also a description with the same role word.
     """
-    a, b = _name_words(predicted), _name_words(gold)
+    a, b = name_words(predicted), name_words(gold)
     if not a or not b:
         return False
     if gold.split()[0].lower() in {"a", "an", "the", "one"}:

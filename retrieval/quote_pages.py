@@ -89,6 +89,9 @@ def timeline_page(timeline: Timeline, page: int = 1, size: int = PAGE_SIZE, comm
             )
     else:
         header = empty_message(timeline)
+    if timeline.also_named:
+        others = ", ".join(user_words(name) for name in timeline.also_named[:3])
+        header = f"{header.rstrip('.')}. Also quoted by that name: {others} (ask by full name)"
     digest = Digest("", timeline.since, "", len({q.article.id for q in shown}), stories, numbers.citations, header)
     digest.text = render_digest(digest)
     return digest
@@ -166,6 +169,7 @@ def timeline_json(timeline: Timeline) -> dict[str, Any]:
         "total_quotes_of_speaker": timeline.total_quotes,
         "article_count": timeline.article_count,
         "stories": len(timeline.stories),
+        "also_named": timeline.also_named,
         "quotes": [asdict(row) for row in timeline_rows(timeline)],
         "message": "" if timeline.quotes else empty_message(timeline),
     }

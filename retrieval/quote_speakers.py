@@ -65,7 +65,7 @@ def named_before(library: Library, article: Article, start: int, speaker: str) -
     """Whether ``speaker`` is the last person named before words (at ``start``) the article
     attributes to nobody, in their paragraph or the one or two before: named, and no other of
     the article's speakers named after them (that one would be likelier to be speaking)."""
-    surname = _name_words(speaker)[-1:]
+    surname = name_words(speaker)[-1:]
     if not surname:
         return False
     text = article.text
@@ -80,7 +80,7 @@ def named_before(library: Library, article: Article, start: int, speaker: str) -
         name_words[-1]
         for quote in library.store.quotes_of_articles([article.id])
         if quote.speaker and not same_person(speaker, quote.speaker)
-        for name_words in [_name_words(quote.speaker)]
+        for name_words in [name_words(quote.speaker)]
         if name_words
     }
     if any(word in others for word in window[last + 1 :]):
@@ -95,7 +95,7 @@ _SAYING = re.compile(rf"\b(?:{SPEECH_VERBS}|called|calls|described|describes|dub
 _HONORIFIC_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "prof", "professor"})
 
 
-def _name_words(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
     bare = re.sub(r"['’]s$", "", strip_honorific(name.strip()))
     return [w.norm for w in words_of(bare) if w.norm not in _HONORIFIC_WORDS]
 
@@ -105,7 +105,7 @@ def same_person(asked: str, real: str) -> bool:
     article names ("Tony Blair", "a spokesman for Microsoft"): every word asked is in the real
     name, or every real word is in the asked one (the article naming "Blair" alone, the asker
     "Tony Blair"), its surname last."""
-    a, r = _name_words(asked), _name_words(real)
+    a, r = name_words(asked), name_words(real)
     if not a or not r:
         return False
     return set(a) <= set(r) or (set(r) <= set(a) and r[-1] == a[-1])

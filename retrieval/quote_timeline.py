@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .answering.who import resolve_speakers
+from .answering.who import name_words, resolve_speakers
 from .digest import digest_items
 from .models import Article, Quote
 from .quote_adoption import adopted_quotes
@@ -74,6 +74,9 @@ class Timeline:
     stories: list[TimelineStory] = field(default_factory=list)
     # Quotes of the person before the topic and date filters: "3 of their 40 quotes".
     total_quotes: int = 0
+    # Other people the name asked could mean ("Kennedy": Helena Kennedy when Charles Kennedy is
+    # the one shown), for the reply to offer by full name.
+    also_named: list[str] = field(default_factory=list)
     article_count: int = 0
 
     @property
@@ -97,7 +100,9 @@ def speaker_timeline(
 ) -> Timeline:
     """The quotes of the person ``speaker`` names; ``since`` is YYYY-MM-DD (inclusive)."""
     speakers = resolve_speakers(library, speaker.strip()) if speaker.strip() else []
+    speakers, also_named = one_person(library, speakers)
     timeline = Timeline(speaker, speakers, topic.strip(), since, article_count=library.article_count())
+    timeline.also_named = also_named
     ranges = library.store.speaker_quote_ranges(speakers)
     if scope is not None:
         ranges = scope.quote_ranges(ranges)
@@ -122,6 +127,32 @@ def speaker_timeline(
     found = without_reprints(found)
     timeline.stories = group_by_story(library, found) if group else _by_article(found)
     return timeline
+
+
+def one_person(library: Library, speakers: list[str]) -> tuple[list[str], list[str]]:
+    """The stored names of one person, the most quoted, when a name asked fits several people
+    ("Kennedy": Charles, Helena and John Kennedy), and a full name of each of the others.
+
+    A timeline is one person's words: mixing two people's would attribute words wrongly, which
+    is the one thing Byline must not do. Names where one ends with the other ("Ladbrokes' Warren
+    Lush", "Warren Lush") and bare surnames or peerages ("Kennedy", "Lord Goldsmith") are the
+    same person.
+    """
+    words = {name: name_words(name) for name in speakers}
+    people: list[list[str]] = []
+    for name in sorted((n for n in speakers if len(words[n]) >= 2), key=lambda n: -len(words[n])):
+        mine = words[name]
+        same = next((group for group in people if words[group[0]][-len(mine) :] == mine), None)
+        if same is None:
+            people.append([name])
+        else:
+            same.append(name)
+    if len(people) < 2:
+        return speakers, []
+    quoted = {name: len(library.store.speaker_quote_ranges([name])) for group in people for name in group}
+    people.sort(key=lambda group: -sum(quoted[name] for name in group))
+    others = {name for group in people[1:] for name in group}
+    return [name for name in speakers if name not in others], [group[0] for group in people[1:]]
 
 
 def without_reprints(quotes: Sequence[TimelineQuote]) -> list[TimelineQuote]:

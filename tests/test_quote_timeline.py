@@ -119,6 +119,34 @@ def test_words_reprinted_in_a_later_article_are_shown_once_in_the_newest(
         library.close()
 
 
+def test_a_surname_two_people_share_shows_the_most_quoted_and_names_the_other(
+    quote_data_dir: Path, tmp_path: Path, embedder: Embedder
+) -> None:
+    library = Library.open(copied_data_dir(quote_data_dir, tmp_path), embedder)
+    try:
+        father = write_article(
+            tmp_path,
+            "father.md",
+            "2024-07-02",
+            "Mourinho's father on his son's temper",
+            [
+                "Felix Mourinho, the manager's father and a former goalkeeper, spoke to a Lisbon radio station.",
+                '"My son has always argued with referees, since he was a boy," Felix Mourinho said.',
+            ],
+        )
+        library.ingest([father])
+        timeline = speaker_timeline(library, "Mourinho", "referees")
+        assert "Felix Mourinho" not in {q.quote.speaker for q in timeline.quotes}
+        assert set(texts(timeline.quotes)) == REFEREE_QUOTES
+        assert timeline.also_named == ["Felix Mourinho"]
+        assert "Also quoted by that name: Felix Mourinho (ask by full name)" in timeline_page(timeline).text
+        felix = speaker_timeline(library, "Felix Mourinho")
+        assert texts(felix.quotes) == ["My son has always argued with referees, since he was a boy"]
+        assert felix.also_named == []
+    finally:
+        library.close()
+
+
 def test_nobody_and_nothing_on_the_topic_say_so(quote_library: Library) -> None:
     nobody = timeline_page(speaker_timeline(quote_library, "Arsene Wenger"))
     assert nobody.stories == [] and "Nobody called “Arsene Wenger” is quoted in the 5 articles" in nobody.header

@@ -40,11 +40,11 @@ def resolve_speakers(library: Library, who: str) -> list[str]:
         if whole:
             # The surname of a fuller name asked ("Jackson" of "Michael Jackson's doctor"): not
             # someone its first name rules out (Katherine Jackson), only that name or the surname.
-            found = [speaker for speaker in found if set(_name_words(speaker)) <= whole]
+            found = [speaker for speaker in found if set(name_words(speaker)) <= whole]
         if found:
             return _with_shorter_names(library, found)
     by_word = _speaker_words(library)
-    words = _name_words(head)
+    words = name_words(head)
     if not words:
         return []
     # The surname decides: "Rob Partridge" is not every stored Rob when nobody quoted is called
@@ -75,18 +75,18 @@ def _with_shorter_names(library: Library, found: list[str]) -> list[str]:
     by_word = _speaker_words(library)
     shorter = []
     for speaker in found:
-        words = _name_words(speaker)
+        words = name_words(speaker)
         if len(words) < 2:
             continue
         for other in by_word.get(words[-1], set()):
-            other_words = _name_words(other)
+            other_words = name_words(other)
             if other not in found and len(other_words) < len(words) and set(other_words) <= set(words):
                 shorter.append(other)
     return found + sorted(set(shorter))
 
 
 def _shares_a_word(speakers: list[str], words: list[str]) -> bool:
-    return any(set(words) & set(_name_words(speaker)) for speaker in speakers)
+    return any(set(words) & set(name_words(speaker)) for speaker in speakers)
 
 
 # Where the person a phrase names is said to belong somewhere: "William Corr of the Campaign
@@ -164,15 +164,15 @@ def _name_candidates(who: str, head: str, rest: str) -> list[tuple[str, frozense
     ordered = sorted(reversed(runs), key=lambda run: -len(run.split())) if runs else []
     for run in ordered:
         words = run.split()
-        named = frozenset(w for w in _name_words(run) if not is_title_word(w))
+        named = frozenset(w for w in name_words(run) if not is_title_word(w))
         for i in range(len(words)):
             part = " ".join(words[i:])
-            cut = len(_name_words(part)) < len(named)
+            cut = len(name_words(part)) < len(named)
             candidates.setdefault(part, named if cut else frozenset())
     return [(c, whole) for c, whole in candidates.items() if c]
 
 
-def _name_words(who: str) -> list[str]:
+def name_words(who: str) -> list[str]:
     # "Kilroy-Silk" is stored as "Robert Kilroy Silk" by one article and "Kilroy-Silk" by another.
     words = without_accents(who).replace("’", "'").replace("-", " ").split()
     return [w.lower() for w in words if w.lower() not in _NOT_NAME_WORDS]
@@ -181,7 +181,7 @@ def _name_words(who: str) -> list[str]:
 def match_speakers(library: Library, who: str) -> list[str]:
     """Stored speakers a name refers to ("Mourinho" -> "Jose Mourinho"; "Jose" -> every stored
     speaker called Jose: the topic then chooses among them)."""
-    wanted = _name_words(who)
+    wanted = name_words(who)
     if not wanted:
         return []
     by_word = _speaker_words(library)
