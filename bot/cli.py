@@ -176,7 +176,8 @@ def _dispatch(command: str, args: argparse.Namespace, settings: Settings) -> int
 
 
 def _ask(service: Service, args: argparse.Namespace) -> int:
-    reply = service.ask(args.question, Asker("terminal", "local", tenant=OPERATOR, is_operator=True))
+    asker = Asker("terminal", "local", tenant=OPERATOR, is_operator=True)
+    reply = service.ask(args.question, asker, timelines=False)  # `byline quotes` is the timeline here
     if isinstance(reply, TextReply):
         print_error(reply.text, args.json)
         return 1

@@ -37,6 +37,29 @@ _KEY_START = re.compile(rf"(?:^|(?<=\s))(?=(?:{'|'.join(_KEYS)}):)", re.IGNORECA
 _ALIASES = {"who": "speaker", "person": "speaker", "about": "topic"}
 # Longer than any name or topic anyone types; a huge argument is refused, not searched.
 MAX_VALUE = 200
+# "What has Mourinho said about referees?", "What's Oaten said on terror?", "Everything Hewitt has
+# said about maternity pay": a question for the whole timeline. ("What did X say about Y?" asks
+# for the quote that answers it, and stays a question.)
+_TIMELINE_QUESTION = re.compile(
+    r"^\s*(?:(?:so|and|ok|okay),?\s+)?(?:what(?:\s+has|['’]s)\s+(?P<who>.+?)\s+(?:ever\s+)?said"
+    r"|(?:show\s+me\s+)?(?:everything|all)\s+(?:that\s+)?(?P<who_all>.+?)\s+(?:has\s+)?(?:ever\s+)?said)"
+    r"\s+(?:about|on|regarding)\s+(?P<topic>.+?)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# A pronoun needs the conversation to know who it is: the question path reads follow-ups.
+_PRONOUNS = frozenset("he she they it him her them this that".split())  # noqa: SIM905
+
+
+def timeline_question(question: str) -> QuoteQuery | None:
+    """The ``/quotes`` a chat question asks for, or None when it is not a timeline question."""
+    match = _TIMELINE_QUESTION.match(question)
+    if match is None:
+        return None
+    who = " ".join((match.group("who") or match.group("who_all")).split())
+    topic = " ".join(match.group("topic").split())
+    if who.lower() in _PRONOUNS or len(who) > MAX_VALUE or len(topic) > MAX_VALUE or len(who.split()) > 6:
+        return None
+    return QuoteQuery(who, topic)
 
 
 class ArgumentError(ValueError):
@@ -147,6 +170,26 @@ class QuoteCommands:
             return _error(f"{only} of quotes; `page:` goes from 1 to {pages}.")
         return DigestReply(timeline_page(timeline, query.page, self.page_size, command=query.command(name)))
 
+    def timeline_answer(self, question: str, asker: Asker) -> Reply | None:
+        """The timeline a chat question asks for (its rate-limit token already spent), or None to
+        answer it as a question: not a timeline question, nobody by that name, nothing on the topic."""
+        query = timeline_question(question)
+        if query is None:
+            return None
+        scope = self._scope(asker)
+        try:
+            timeline = self.service.pool.run(
+                lambda: speaker_timeline(self.service.library, query.speaker, query.topic, scope=scope)
+            )
+        except QueueFull:
+            return _busy()
+        except BylineError:
+            return None  # the question path says what is wrong with it
+        if not timeline.quotes:
+            return None  # the answer path's refusal shows the closest quotes
+        name = "/byline quotes" if asker.platform == "slack" else "/quotes"
+        return DigestReply(timeline_page(timeline, 1, self.page_size, command=query.command(name)))
+
     def reactions(self, args: str, asker: Asker) -> Reply:
         try:
             pairs = parse_pairs(args)
@@ -191,6 +234,7 @@ def _busy() -> TextReply:
 def register_quote_commands(service: Service) -> QuoteCommands:
     """Add ``/quotes`` and ``/reactions`` to the service."""
     commands = QuoteCommands(service)
+    service.timeline_question = commands.timeline_answer
     service.register(
         Command(
             "quotes",

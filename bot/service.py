@@ -101,6 +101,9 @@ class Service:
     scheduler: DigestScheduler | None = None
     # Set by serve on the cluster backend with a Redis: ingest goes to `byline worker` through it.
     ingest_queue: IngestQueue | None = None
+    # Set by bot.quote_commands: "What has Mourinho said about referees?" as the timeline, or None
+    # when the question is not one or nothing was found (the question is then answered as usual).
+    timeline_question: Callable[[str, Asker], Reply | None] | None = None
 
     @classmethod
     def open(
@@ -305,6 +308,7 @@ class Service:
         on_queued: Callable[[int], None] | None = None,
         private: bool = False,
         admitted: bool = False,
+        timelines: bool = True,
     ) -> Reply:
         """Answer a question; the conversation key gives follow-ups their context.
 
@@ -313,6 +317,8 @@ class Service:
         has a conversation of its own (so no public follow-up is read in its light) and stays out
         of every report until its asker shares the answer. ``admitted``: the caller already spent
         this question's rate-limit token (``admit``, before a public side effect such as a thread).
+        ``timelines``: "What has X said about Y?" in chat is the speaker's timeline (``/quotes``);
+        ``byline ask`` turns it off, its JSON being an answer's.
         """
         question = clean_input(question).strip()
         if not question:
@@ -322,6 +328,10 @@ class Service:
         refusal = None if admitted else self.admit(asker)
         if refusal is not None:
             return refusal
+        if timelines and not private and self.timeline_question is not None:
+            timeline = self.timeline_question(question, asker)
+            if timeline is not None:
+                return timeline
         conversation = f"{asker.conversation}:private" if private and asker.conversation else asker.conversation
         history = self.state.history(conversation, asker.tenant) if conversation else []
         scope = self._scope(asker)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.quote_commands import QuoteCommands, parse_pairs
+from bot.quote_commands import QuoteCommands, QuoteQuery, parse_pairs
 from bot.service import Service
 from bot.terminal import chat
 from retrieval.embedder import Embedder
@@ -93,6 +93,13 @@ def test_slack_quotes_reactions_and_alerts(slack_bolt: Bolt) -> None:
     assert AlertStore(stored).of_tenant("slack:T0001") == []
 
 
+def test_slack_what_has_someone_said_about_a_topic_is_their_timeline(slack_bolt: Bolt) -> None:
+    asked = _text(slack_bolt.response(slack_bolt.command("/byline", "ask What has Mourinho said about referees?")))
+    assert "Jose Mourinho on “referees”: 4 quotes" in asked
+    assert "The referee decided the game with that penalty" in asked and "striker" not in asked.lower()
+    assert "/byline quotes speaker:Mourinho topic:referees" not in asked  # one page: no "next:"
+
+
 def test_slack_article_text_never_pings(quote_service: Service, slack_bolt: Bolt, tmp_path: Path) -> None:
     article = tmp_path / "ping.md"
     article.write_text(
@@ -161,6 +168,44 @@ def test_discord_quotes_pages_reactions_and_alerts(quote_service: Service) -> No
             assert_no_pings(fake)
         finally:
             bot.close()
+
+
+def test_timeline_questions_in_chat_and_what_stays_a_question(quote_service: Service) -> None:
+    typed = io.StringIO(
+        "What has Mourinho said about referees?\n"
+        "everything Tom Hale has said on the Budget\n"
+        "What did Mourinho say about the referee?\n"
+        "What has Mourinho said about the price of fish?\n"
+        "What has he said about referees?\n"
+    )
+    out = io.StringIO()
+    chat(quote_service, typed, out, warm=False)
+    shown = out.getvalue()
+    assert "Jose Mourinho on “referees”: 4 quotes" in shown
+    assert "Tom Hale on “the Budget”: 4 quotes" in shown
+    # "What did … say" is answered as a question (one cited quote), not as the timeline; a topic
+    # with nothing on it and a pronoun go to the question path too, which says what it found.
+    assert shown.count("quotes in") == 2 and shown.count(": 4 quotes") == 2
+    assert "The referee decided the game with that penalty" in shown.split("Tom Hale on")[1]
+
+
+def test_timeline_question_forms() -> None:
+    from bot.quote_commands import timeline_question
+
+    assert timeline_question("What has Mourinho said about referees?") == QuoteQuery("Mourinho", "referees")
+    assert timeline_question("what's Jose Mourinho ever said on the referee") == QuoteQuery(
+        "Jose Mourinho", "the referee"
+    )
+    assert timeline_question("Show me everything that Hewitt has said about maternity pay.") == QuoteQuery(
+        "Hewitt", "maternity pay"
+    )
+    for question in (
+        "What did Mourinho say about referees?",
+        "What has he said about referees?",
+        "What has happened to the referee?",
+        "Who has said anything about referees?",
+    ):
+        assert timeline_question(question) is None, question
 
 
 def test_terminal_chat_runs_the_commands(quote_service: Service) -> None:

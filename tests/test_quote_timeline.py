@@ -201,6 +201,16 @@ def quote_cli_dir(quote_data_dir: Path, tmp_path: Path, monkeypatch: pytest.Monk
     return copy
 
 
+def test_byline_ask_json_stays_an_answer_to_a_timeline_question(
+    quote_cli_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # In chat "What has Mourinho said about referees?" is the timeline; `byline ask --json` is a
+    # script's interface, and its output stays an answer's JSON (`byline quotes` is the timeline).
+    assert main(["ask", "--json", "What has Mourinho said about referees?"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["answered"] and answer["spans"][0]["speaker"] == "Jose Mourinho"
+
+
 def test_cli_quotes_json_csv_and_text(quote_cli_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["quotes", "--speaker", "Mourinho", "--topic", "referees", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
