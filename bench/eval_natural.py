@@ -198,7 +198,7 @@ class ChunkBaseline:
         for article_id in library.store.article_ids().tolist():
             article = library.store.article(article_id, with_text=True)
             if article is not None:
-                self.chunks.extend(self._split(f"{article.title}\n\n{article.text}"))
+                self.chunks.extend(chunk_text(f"{article.title}\n\n{article.text}", self.CHUNK))
         digest = hashlib.sha1("\x00".join(self.chunks).encode()).hexdigest()[:16]
         cached = cache / f"chunks-{digest}.npy"
         if cached.exists():
@@ -209,26 +209,28 @@ class ChunkBaseline:
             np.save(cached, self.vectors)
         self.embedder = embedder
 
-    def _split(self, text: str) -> list[str]:
-        chunks: list[str] = []
-        current = ""
-        for paragraph in (p.strip() for p in text.split("\n")):
-            while len(paragraph) > self.CHUNK:
-                cut = paragraph.rfind(" ", 0, self.CHUNK)
-                cut = cut if cut > 0 else self.CHUNK
-                chunks.append(paragraph[:cut])
-                paragraph = paragraph[cut:].strip()
-            if current and len(current) + len(paragraph) + 1 > self.CHUNK:
-                chunks.append(current)
-                current = ""
-            current = f"{current}\n{paragraph}".strip() if paragraph else current
-        if current:
-            chunks.append(current)
-        return chunks
-
     def answer(self, question: str) -> str:
         vector = self.embedder.encode_one(question)
         return self.chunks[int(np.argmax(self.vectors @ vector))]
+
+
+def chunk_text(text: str, size: int = ChunkBaseline.CHUNK) -> list[str]:
+    """~``size``-character chunks on paragraph boundaries, a long paragraph cut at a space."""
+    chunks: list[str] = []
+    current = ""
+    for paragraph in (p.strip() for p in text.split("\n")):
+        while len(paragraph) > size:
+            cut = paragraph.rfind(" ", 0, size)
+            cut = cut if cut > 0 else size
+            chunks.append(paragraph[:cut])
+            paragraph = paragraph[cut:].strip()
+        if current and len(current) + len(paragraph) + 1 > size:
+            chunks.append(current)
+            current = ""
+        current = f"{current}\n{paragraph}".strip() if paragraph else current
+    if current:
+        chunks.append(current)
+    return chunks
 
 
 def run_chunk_baseline(baseline: ChunkBaseline, questions: list[NaturalQuestion]) -> NaturalTally:
