@@ -77,11 +77,11 @@ def named_before(library: Library, article: Article, start: int, speaker: str) -
         return False
     last = len(window) - 1 - window[::-1].index(surname[0])
     others = {
-        name_words[-1]
+        words[-1]
         for quote in library.store.quotes_of_articles([article.id])
         if quote.speaker and not same_person(speaker, quote.speaker)
-        for name_words in [name_words(quote.speaker)]
-        if name_words
+        for words in [name_words(quote.speaker)]
+        if words
     }
     if any(word in others for word in window[last + 1 :]):
         return False
