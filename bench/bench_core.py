@@ -30,12 +30,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from retrieval.embedder import Embedder  # noqa: E402
+from retrieval.index.embedder import Embedder  # noqa: E402
+from retrieval.index.segment import build_passages  # noqa: E402
 from retrieval.library import Library  # noqa: E402
-from retrieval.loader import iter_article_files, read_article_file  # noqa: E402
 from retrieval.models import ArticleDraft  # noqa: E402
-from retrieval.segment import build_passages  # noqa: E402
-from retrieval.text import paragraphs  # noqa: E402
+from retrieval.reading.loader import iter_article_files, read_article_file  # noqa: E402
+from retrieval.reading.text import paragraphs  # noqa: E402
 
 QUESTIONS = [
     "what did Tony Blair say about the election?",

@@ -23,7 +23,7 @@ import numpy as np
 
 import retrieval.library as library_module
 from bench.eval_natural import chunk_text
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 
 SECTIONS = ("business", "entertainment", "politics", "tech")  # never sport: it is the held-out news

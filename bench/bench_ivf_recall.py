@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.bench_ivf_recall --cache /tmp/byline-ivf-cache
 
-``retrieval/dense.py`` switches from exact (Flat) search to IVF at 50k vectors, with
+``retrieval/index/dense.py`` switches from exact (Flat) search to IVF at 50k vectors, with
 ``4 * sqrt(n)`` cells and ``nprobe = max(8, min(cells // 12, 128))``. This bench builds that very index
 (``DenseIndex.build``) at each ``--sizes`` and sweeps nprobe: recall@10 against exact
 inner-product search on the same vectors, the median latency of one query through
@@ -32,9 +32,8 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from retrieval.dense import DenseIndex
-
-from .scale_corpus import EmbeddingCache, natural_queries, pair_means, real_pool, window_check
+from bench.scale_corpus import EmbeddingCache, natural_queries, pair_means, real_pool, window_check
+from retrieval.index.dense import DenseIndex
 
 K = 10
 # Scores this close to the 10th best count as ties (float32 inner products of exact copies).

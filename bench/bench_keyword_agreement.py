@@ -30,12 +30,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from retrieval.loader import iter_article_files, read_article_file  # noqa: E402
+from retrieval.index.qdrant_keywords import QdrantKeywordIndex  # noqa: E402
+from retrieval.index.segment import build_passages  # noqa: E402
+from retrieval.index.sparse import SparseIndex  # noqa: E402
 from retrieval.ports import KeywordIndex  # noqa: E402
-from retrieval.qdrant_keywords import QdrantKeywordIndex  # noqa: E402
-from retrieval.segment import build_passages  # noqa: E402
-from retrieval.sparse import SparseIndex  # noqa: E402
-from retrieval.text import paragraphs, search_tokens  # noqa: E402
+from retrieval.reading.loader import iter_article_files, read_article_file  # noqa: E402
+from retrieval.reading.text import paragraphs, search_tokens  # noqa: E402
 
 NATURAL = Path(__file__).resolve().parent / "data" / "natural"
 K = 10

@@ -16,9 +16,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from retrieval import related
-
-from .eval_natural import dev_questions, open_warm_library
+from bench.eval_natural import dev_questions, open_warm_library
+from retrieval.features import related
 
 
 def _p(values: list[float], q: float) -> float:

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         data = args.data or Path(scratch) / "data"
         env["BYLINE_DATA_DIR"] = str(data)
-        byline = [sys.executable, "-m", "bot.cli"]
+        byline = [sys.executable, "-m", "bot.cli.main"]
         if args.data is None:
             subprocess.run([*byline, "ingest", str(PROJECT / "seeds")], env=env, cwd=PROJECT, check=True)
         _timed([*byline, "ask", QUESTION], env)  # untimed: caches the query encoder once

@@ -1,6 +1,6 @@
 """Build the labelled quote-check set (``bench/data/quote_check/*.jsonl``) from the BBC news folder.
 
-Run once, before the matcher (``retrieval/quote_check.py``) exists or is tuned::
+Run once, before the matcher (``retrieval/features/quote_check.py``) exists or is tuned::
 
     python -m bench.build_quote_check_set ../shared/data/bbc-news
 
@@ -38,11 +38,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from retrieval.entities import entity_spans
-from retrieval.loader import read_article_file
-from retrieval.people import strip_honorific
-from retrieval.quotes import FoundQuote, extract_quotes
-from retrieval.text import paragraphs
+from retrieval.reading.entities import entity_spans
+from retrieval.reading.loader import read_article_file
+from retrieval.reading.people import strip_honorific
+from retrieval.reading.quotes import FoundQuote, extract_quotes
+from retrieval.reading.text import paragraphs
 
 SECTIONS = ("business", "entertainment", "politics", "tech")
 OUT = Path(__file__).parent / "data" / "quote_check"

@@ -41,16 +41,15 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from retrieval.dense import DenseIndex, choose_cells
-from retrieval.embedder import DIMENSION
+from bench.bench_core import sentence_texts
+from bench.eval_natural import dev_questions
+from bench.scale_corpus import SECTIONS, article_sentences
+from retrieval.index.dense import DenseIndex, choose_cells
+from retrieval.index.embedder import DIMENSION
 from retrieval.library import Library
-from retrieval.loader import iter_article_files, read_article_file
 from retrieval.ranking import TUNING
-from retrieval.text import search_tokens
-
-from .bench_core import sentence_texts
-from .eval_natural import dev_questions
-from .scale_corpus import SECTIONS, article_sentences
+from retrieval.reading.loader import iter_article_files, read_article_file
+from retrieval.reading.text import search_tokens
 
 GIB = 1024**3
 
@@ -238,8 +237,8 @@ def recall_nprobe(path: Path) -> tuple[int | None, list[dict[str, object]]]:
 
 
 def byline_nprobe(cells: int) -> int:
-    """The nprobe Byline's IVF index searches with (``retrieval.dense``)."""
-    from retrieval.dense import _nprobe
+    """The nprobe Byline's IVF index searches with (``retrieval.index.dense``)."""
+    from retrieval.index.dense import _nprobe
 
     return _nprobe(cells)
 

@@ -18,11 +18,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from retrieval.embedder import Embedder
-from retrieval.library import Library
-
-from .eval_common import DenseBaseline, Tally, ratio
-from .eval_natural import (
+from bench.eval_common import DenseBaseline, Tally, ratio
+from bench.eval_natural import (
     ANSWERABLE,
     ChunkBaseline,
     NaturalQuestion,
@@ -31,9 +28,19 @@ from .eval_natural import (
     run_chunk_baseline,
     run_natural,
 )
-from .eval_quotes import load_labels, run_attribution, run_natural_attribution, stored_quotes_verbatim
-from .eval_speakers import load_speaker_questions, run_speaker_questions
-from .eval_squad import build_library, load_ooc, load_squad, run_ooc, run_ooc_baseline, run_squad, run_squad_baseline
+from bench.eval_quotes import load_labels, run_attribution, run_natural_attribution, stored_quotes_verbatim
+from bench.eval_speakers import load_speaker_questions, run_speaker_questions
+from bench.eval_squad import (
+    build_library,
+    load_ooc,
+    load_squad,
+    run_ooc,
+    run_ooc_baseline,
+    run_squad,
+    run_squad_baseline,
+)
+from retrieval.index.embedder import Embedder
+from retrieval.library import Library
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent

@@ -9,7 +9,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from retrieval.embedder import DIMENSION, Embedder
+from retrieval.index.embedder import DIMENSION, Embedder
 from retrieval.library import Library
 from retrieval.models import Answer
 

@@ -31,10 +31,10 @@ from pathlib import Path
 import numpy as np
 
 from retrieval.answering import TUNING, Tuning, answer_question
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import Answer
-from retrieval.text import without_accents
+from retrieval.reading.text import without_accents
 
 KINDS = ("speaker", "fact", "who_said", "absent", "detail_absent")
 ANSWERABLE = ("speaker", "fact", "who_said")

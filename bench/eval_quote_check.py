@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from bot.cli_verify import run_batch
+from bot.cli.verify import run_batch
 from retrieval.library import Library
 
 SECTIONS = ("business", "entertainment", "politics", "tech")

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from retrieval.features.quote_timeline import speaker_timeline
+from retrieval.features.quote_topics import RULE, TopicMatcher, TopicRule
 from retrieval.library import Library
-from retrieval.quote_timeline import speaker_timeline
-from retrieval.quote_topics import RULE, TopicMatcher, TopicRule
 
 LABELS = Path(__file__).resolve().parent / "data" / "quote_timeline"
 DEFAULT_LIBRARY = Path("/tmp/byline-bbc-quote-timeline")

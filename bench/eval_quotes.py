@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from retrieval.library import Library
-from retrieval.loader import read_article_file
-from retrieval.quotes import FoundQuote, extract_quotes
-from retrieval.text import paragraphs
+from retrieval.reading.loader import read_article_file
+from retrieval.reading.quotes import FoundQuote, extract_quotes
+from retrieval.reading.text import paragraphs
 
 
 @dataclass(frozen=True)

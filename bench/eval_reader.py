@@ -30,7 +30,7 @@ from bench.eval_natural import ANSWERABLE, KINDS, NATURAL_DIR, NaturalQuestion, 
 from bench.eval_squad import build_library, load_squad, run_squad
 from retrieval.answering import TUNING, Tuning, answer_question, checks
 from retrieval.answering.reader import READER_VARIABLE
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 
 PROJECT = Path(__file__).resolve().parent.parent

@@ -11,10 +11,9 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.eval_squad import _article_ids
 from retrieval.answering import TUNING, Tuning, answer_question
 from retrieval.library import Library
-
-from .eval_squad import _article_ids
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ A pair is positive when it is ``same_event``.
 
 The pairs are split in two halves by the SHA-1 of the pair (its two paths, sorted): the
 **tuning** half (first hex digit 0-7) is the only one the coefficients and the threshold of
-``retrieval.story.MODEL`` were fitted on; the **report** half's pairs (8-f) were never looked
+``retrieval.reading.story.MODEL`` were fitted on; the **report** half's pairs (8-f) were never looked
 at (``--errors`` lists the tuning half's wrong pairs only). Both halves are
-printed, for the old topic clustering (``retrieval.digest.cluster``, the grouping before story
+printed, for the old topic clustering (``retrieval.features.digest.cluster``, the grouping before story
 grouping), the first story rule (cosine + matches >= 1.9; alone without the NER model) and
-what digests use now: the first rule or the pair model (``retrieval.story``).
+what digests use now: the first rule or the pair model (``retrieval.reading.story``).
 
 ``--fit`` refits the model on the tuning half (L2-regularised logistic regression in numpy over
 the four measures, standardised, lambda 1) and prints the coefficients to copy into
@@ -23,7 +23,7 @@ on the tuning half) and each threshold's in-sample precision and recall (it chan
 already known.
 
 How often the report half was looked at, and what was changed after, is written in
-``retrieval.story.StoryModel``: its totals were seen three times, then its errors were listed
+``retrieval.reading.story.StoryModel``: its totals were seen three times, then its errors were listed
 once. ``--final`` scores the held-out pairs of ``bench/data/story_pairs_final/`` (labelled blind
 after the model was fitted) as one set, with the recall on copies of one report and on distinct
 reports of one event apart.
@@ -47,11 +47,11 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.digest import cluster, digest_items
-from retrieval.embedder import Embedder
+from retrieval.features.digest import cluster, digest_items
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library, content_hash
-from retrieval.loader import read_article_file
-from retrieval.story import (
+from retrieval.reading.loader import read_article_file
+from retrieval.reading.story import (
     MODEL,
     PairEvidence,
     StoryFeatures,

@@ -28,7 +28,7 @@ if str(PROJECT) not in sys.path:
 
 from bot.limits import LimitSettings  # noqa: E402
 from bot.service import Asker, Service  # noqa: E402
-from bot.state import STATE_FILE, BotState  # noqa: E402
+from bot.state.store import STATE_FILE, BotState  # noqa: E402
 from retrieval.library import Library  # noqa: E402
 
 # Questions a reader of the seed article (the Manchester derby bust-up) would ask.

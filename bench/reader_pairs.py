@@ -44,7 +44,7 @@ from retrieval.answering.reader_input import candidate_text, neighbours
 from retrieval.library import Library
 from retrieval.models import Sentence
 from retrieval.ranking import TUNING, _rank_passages, _score_sentences
-from retrieval.text import search_tokens, without_accents
+from retrieval.reading.text import search_tokens, without_accents
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "bench" / "data"

@@ -30,12 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.embedder import DIMENSION, Embedder
-from retrieval.loader import iter_article_files, read_article_file
-from retrieval.segment import build_passages
-from retrieval.text import paragraphs
-
-from .eval_natural import NATURAL_DIR, load_natural
+from bench.eval_natural import NATURAL_DIR, load_natural
+from retrieval.index.embedder import DIMENSION, Embedder
+from retrieval.index.segment import build_passages
+from retrieval.reading.loader import iter_article_files, read_article_file
+from retrieval.reading.text import paragraphs
 
 SECTIONS = ("business", "entertainment", "politics", "tech")
 CHUNK = 2048  # texts per cached .npy file: a killed run keeps what it embedded

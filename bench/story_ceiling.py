@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.story_ceiling [--cache DIR]
 
 The target of issue 17 item 7 is pairwise precision >= 0.90 at recall >= 0.80 on "same event".
-The pair model (``retrieval.story``) reaches 0.960 / 0.621 on the held-out final pairs. This
+The pair model (``retrieval.reading.story``) reaches 0.960 / 0.621 on the held-out final pairs. This
 asks whether more measures or a stronger learner would reach the target, on all 629 labelled
 pairs (``bench/data/story_pairs`` and ``story_pairs_final``; none of them is held out any more):
 
@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 
 from bench.eval_story import BBC, FINAL_PAIRS, PAIRS, TARGET_PRECISION, open_library, read_pairs
-from retrieval.digest import digest_items
-from retrieval.embedder import Embedder
-from retrieval.entities import entity_spans
-from retrieval.story import evidence
+from retrieval.features.digest import digest_items
+from retrieval.index.embedder import Embedder
+from retrieval.reading.entities import entity_spans
+from retrieval.reading.story import evidence
 
 ENTITY_LABELS = ("PERSON", "ORG", "GPE", "MONEY", "PERCENT", "CARDINAL", "EVENT", "DATE")
 MODEL_MEASURES = ("cosine", "matches", "dates", "people")

@@ -21,12 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from bench.eval_common import ratio
+from bench.eval_squad import build_library, load_ooc, load_squad, run_ooc, run_squad
 from retrieval.answering import TUNING
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
-
-from .eval_common import ratio
-from .eval_squad import build_library, load_ooc, load_squad, run_ooc, run_squad
 
 HERE = Path(__file__).resolve().parent
 

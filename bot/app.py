@@ -9,19 +9,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .alerts import register_alerts
-from .digest_commands import register_digest
-from .digest_schedule import DigestScheduler
-from .digest_store import DigestStore
-from .ingest_commands import register_ingest
-from .limits import LimitSettings
-from .quote_commands import register_quote_commands
-from .service import Service
-from .verify_command import register_verify
+from bot.commands.digest import register_digest
+from bot.commands.ingest import register_ingest
+from bot.commands.quotes import register_quote_commands
+from bot.commands.verify import register_verify
+from bot.jobs.alerts import register_alerts
+from bot.jobs.digest_schedule import DigestScheduler
+from bot.limits import LimitSettings
+from bot.service import Service
+from bot.state.digests import DigestStore
 
 if TYPE_CHECKING:
     from retrieval.backend import Backend
-    from retrieval.fetch import Fetcher
+    from retrieval.ingest.fetch import Fetcher
 
 
 def add_features(service: Service, default_timezone: str = "UTC", fetcher: Fetcher | None = None) -> Service:

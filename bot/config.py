@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .limits import LimitSettings
-from .package_data import seeds_dir
-from .settings import PROJECT_DIR, SettingsError, read_env_settings
-from .tenancy import parse_tenant_admins
+from bot.limits import LimitSettings
+from bot.package_data import seeds_dir
+from bot.settings import PROJECT_DIR, SettingsError, read_env_settings
+from bot.tenancy import parse_tenant_admins
 
 if TYPE_CHECKING:
     from retrieval.backend import Backend
-    from retrieval.fetch import Fetcher
+    from retrieval.ingest.fetch import Fetcher
 
 __all__ = ["PROJECT_DIR", "Settings", "SettingsError", "load_environment"]
 
@@ -95,7 +95,7 @@ class Settings:
     slack_mode: str = "socket"
     slack_api_url: str = "https://slack.com/api/"
     slack_admins: frozenset[str] = frozenset()
-    # OAuth install in many workspaces (bot/slack_oauth.py); empty = the one-workspace token.
+    # OAuth install in many workspaces (bot/platforms/slack/oauth.py); empty = the one-workspace token.
     slack_client_id: str = ""
     slack_client_secret: str = field(default="", repr=False)
     slack_redirect_uri: str = ""
@@ -119,7 +119,7 @@ class Settings:
     feed_interval: float = 900.0
     watch_dir: Path | None = None
     retention_days: int = 90
-    gaps_digest_channel: str = ""  # bot/gaps_digest.py: off unless set
+    gaps_digest_channel: str = ""  # bot/jobs/gaps_digest.py: off unless set
     gaps_digest_schedule: str = "weekly mon 09:00"
     # The cluster backend (docs/cluster.md): embedded unless BYLINE_BACKEND=cluster.
     backend: str = "embedded"
@@ -199,8 +199,8 @@ class Settings:
 
     def fetcher(self) -> Fetcher:
         """The fetch policy these settings describe (allowlist, timeouts)."""
-        from retrieval.fetch import Fetcher
-        from retrieval.netguard import Allowlist
+        from retrieval.ingest.fetch import Fetcher
+        from retrieval.ingest.netguard import Allowlist
 
         return Fetcher(
             allowlist=Allowlist.parse(self.fetch_allowlist), timeout=self.fetch_timeout, deadline=self.fetch_deadline

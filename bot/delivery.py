@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .replies import Reply
+from bot.replies import Reply
 
 
 class DeliveryError(Exception):

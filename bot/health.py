@@ -19,11 +19,11 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from .http_server import serve_in_thread
-from .replies import AnswerReply, TextReply
+from bot.http_server import serve_in_thread
+from bot.replies import AnswerReply, TextReply
 
 if TYPE_CHECKING:
-    from .service import Service
+    from bot.service import Service
 
 log = logging.getLogger("byline.health")
 
@@ -42,7 +42,7 @@ class Health:
         self.model_warm = False
         self.library_open = False
         self.stopping = False
-        # Whether this worker runs feeds, digests and retention (bot/leader.py); set by serve.
+        # Whether this worker runs feeds, digests and retention (bot/state/leader.py); set by serve.
         self.leader = False
         self.questions = Counter("byline_questions", "Questions asked", ["platform"], registry=self.registry)
         self.answers = Counter("byline_answers", "Questions answered with cited spans", registry=self.registry)

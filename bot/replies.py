@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from retrieval.features.quote_check import QuoteCheck
 from retrieval.models import Answer, Article, Citation, Digest, Passage, SearchHit
-from retrieval.quote_check import QuoteCheck
 
 
 @dataclass

@@ -28,17 +28,16 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import NoReturn
 
+from bot.commands.ingest import register_ingest
+from bot.config import Settings
+from bot.health import HEALTH, Health
+from bot.jobs.feed_poller import start_background
+from bot.jobs.ingest_queue import queue_for
+from bot.platforms import Platform, configured
+from bot.service import Service
+from bot.state.leader import Leadership, leader_lock
 from retrieval.errors import BylineError
 from retrieval.library import Library
-
-from .config import Settings
-from .feed_poller import start_background
-from .health import HEALTH, Health
-from .ingest_commands import register_ingest
-from .ingest_queue import queue_for
-from .leader import Leadership, leader_lock
-from .platforms import Platform, configured
-from .service import Service
 
 log = logging.getLogger("byline.serve")
 
@@ -236,13 +235,13 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
     service.ingest_queue = queue_for(settings)
     register_ingest(service, settings.fetcher(), service.ingest_queue)
     if settings.redis_url:
-        from .shared_state import shared_limiter
+        from bot.state.shared import shared_limiter
 
         # Buckets shared by every worker: a user's burst is theirs, not theirs per worker.
         service.rate_limiter = shared_limiter(settings)
     if service.scheduler is not None and settings.gaps_digest_channel:
-        from .gaps import GapStore
-        from .gaps_digest import add_gaps_digest
+        from bot.commands.gaps import GapStore
+        from bot.jobs.gaps_digest import add_gaps_digest
 
         embed = service.library.embedder.encode
         gaps = GapStore(service.state)

@@ -14,25 +14,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.commands.autoreply import autoreply_command
+from bot.commands.gaps import GapStore, gaps_command
+from bot.commands.scope import ScopeCommand, channel_scope
+from bot.limits import Limiter, LimitSettings, QueueFull, RateLimiter, RetrievalPool, retry_phrase
+from bot.replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from bot.state.store import BotState, state_location
 from retrieval.answering import passages_for
 from retrieval.backend import Backend
 from retrieval.errors import BylineError
+from retrieval.features.related import with_related
+from retrieval.features.removal import Removal, remove_articles
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Citation, Passage, SearchHit
-from retrieval.related import with_related
-from retrieval.removal import Removal, remove_articles
 from retrieval.scope import Scope
 
-from .autoreply import autoreply_command
-from .gaps import GapStore, gaps_command
-from .limits import Limiter, LimitSettings, QueueFull, RateLimiter, RetrievalPool, retry_phrase
-from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
-from .scope_commands import ScopeCommand, channel_scope
-from .state import BotState, state_location
-
 if TYPE_CHECKING:
-    from .digest_schedule import DigestScheduler
-    from .ingest_queue import IngestQueue
+    from bot.jobs.digest_schedule import DigestScheduler
+    from bot.jobs.ingest_queue import IngestQueue
 
 log = logging.getLogger("byline.service")
 
@@ -101,7 +100,7 @@ class Service:
     scheduler: DigestScheduler | None = None
     # Set by serve on the cluster backend with a Redis: ingest goes to `byline worker` through it.
     ingest_queue: IngestQueue | None = None
-    # Set by bot.quote_commands: "What has Mourinho said about referees?" as the timeline, or None
+    # Set by bot.commands.quotes: "What has Mourinho said about referees?" as the timeline, or None
     # when the question is not one or nothing was found (the question is then answered as usual).
     timeline_question: Callable[[str, Asker], Reply | None] | None = None
 

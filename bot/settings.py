@@ -22,7 +22,7 @@ from pydantic import AliasChoices, Field, ValidationError, field_validator, mode
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
-from .tenancy import parse_tenant_admins
+from bot.tenancy import parse_tenant_admins
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 SECRET_VARIABLES = frozenset(
@@ -120,7 +120,7 @@ class EnvSettings(BaseSettings):
     slack_mode: str = _setting("socket", "BYLINE_SLACK_MODE", "socket or http")
     slack_api_url: str = _setting("https://slack.com/api/", "SLACK_API_URL", "an http(s):// URL")
     slack_admins: str = _setting("", "BYLINE_SLACK_ADMINS", "comma-separated Slack user ids such as U123ABC")
-    # Installing in many workspaces (bot/slack_oauth.py): the app's OAuth credentials, and the
+    # Installing in many workspaces (bot/platforms/slack/oauth.py): the app's OAuth credentials, and the
     # key that seals each workspace's tokens in the state file.
     slack_client_id: str = _setting("", "SLACK_CLIENT_ID", "the app's Client ID (Basic Information → App Credentials)")
     slack_client_secret: str = _setting("", "SLACK_CLIENT_SECRET", "the app's Client Secret")
@@ -150,7 +150,7 @@ class EnvSettings(BaseSettings):
     workers: int | None = _setting(None, "BYLINE_WORKERS", "a whole number of at least 1")
     queue_limit: int = _setting(64, "BYLINE_QUEUE_LIMIT", "a whole number of at least 1")
     retention_days: int = _setting(90, "BYLINE_RETENTION_DAYS", "a whole number of days (0 keeps everything)")
-    # The weekly admin report of unanswered questions (bot/gaps_digest.py); off unless a channel is set.
+    # The weekly admin report of unanswered questions (bot/jobs/gaps_digest.py); off unless a channel is set.
     gaps_digest_channel: str = _setting(
         "", "BYLINE_GAPS_DIGEST_CHANNEL", "comma-separated admin channels such as slack:C0123ABC,discord:1234567890"
     )
@@ -166,7 +166,7 @@ class EnvSettings(BaseSettings):
     # Discord split across processes: this process runs these shards of that many.
     discord_shard_ids: str = _setting("", "BYLINE_DISCORD_SHARD_IDS", "comma-separated shard numbers such as 0,1")
     discord_shard_count: int | None = _setting(None, "BYLINE_DISCORD_SHARD_COUNT", "a whole number of at least 1")
-    # How often a worker that is not the leader tries to become it (bot/leader.py).
+    # How often a worker that is not the leader tries to become it (bot/state/leader.py).
     leader_try_seconds: float = _setting(5.0, "BYLINE_LEADER_TRY_SECONDS", "a number of seconds above 0")
     # Whether answers are read by the trained reader (retrieval/answering/reader.py, docs/reader.md).
     reader: str = _setting("off", "BYLINE_READER", "on or off")
@@ -337,7 +337,7 @@ class EnvSettings(BaseSettings):
     @field_validator("token_key", mode="after")
     @classmethod
     def _token_key(cls, value: str) -> str:
-        from .token_crypto import key_problem
+        from bot.token_crypto import key_problem
 
         keys = ",".join(part.strip() for part in value.split(","))
         if keys and key_problem(keys):
@@ -398,7 +398,7 @@ class EnvSettings(BaseSettings):
     def _gaps_digest(self) -> EnvSettings:
         # Checked only when the report is on (the parser imports the digest scheduler).
         if self.gaps_digest_channel.strip():
-            from .gaps_digest import parse_gaps_schedule, parse_targets
+            from bot.jobs.gaps_digest import parse_gaps_schedule, parse_targets
 
             try:
                 parse_targets(self.gaps_digest_channel)
@@ -416,7 +416,7 @@ class EnvSettings(BaseSettings):
         installer's browser back to this server) and a key for the tokens it stores."""
         if not (self.slack_client_id or self.slack_client_secret):
             return self
-        from .token_crypto import MAKE_A_KEY
+        from bot.token_crypto import MAKE_A_KEY
 
         missing = "SLACK_CLIENT_SECRET" if self.slack_client_id else "SLACK_CLIENT_ID"
         problem = ""

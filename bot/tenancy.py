@@ -17,7 +17,7 @@ Roles, decided by the adapters and carried on ``Asker``:
   tenant's gaps and feedback.
 - everyone else asks, searches, votes and shares their own private answers.
 
-Every stored row that belongs to a tenant carries its tenant key (``bot/state.py`` migration 6)
+Every stored row that belongs to a tenant carries its tenant key (``bot/state/store.py`` migration 6)
 and every read filters by it. Rows stored before tenancy existed carry ``""``: a per-channel
 setting with ``""`` is claimed by the first tenant that reads or writes that channel (Discord
 channel ids are global, Slack ones are per workspace, so only that channel's own tenant can

@@ -8,15 +8,14 @@ import sys
 import threading
 from typing import TextIO
 
+from bot.commands import verify_render
+from bot.commands.related import ask_related
+from bot.output import read_as
+from bot.platforms.layout import ReplyRenderers
+from bot.replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from bot.service import Asker, Service
+from bot.tenancy import OPERATOR
 from retrieval.render import citation_line, format_date, plain
-
-from . import verify_render
-from .cli_output import read_as
-from .platforms.layout import ReplyRenderers
-from .related_actions import ask_related
-from .replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
-from .service import Asker, Service
-from .tenancy import OPERATOR
 
 PROMPT = "you> "
 log = logging.getLogger("byline.terminal")

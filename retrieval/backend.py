@@ -24,16 +24,16 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from .atomic import DirectoryLock
-from .dense import DenseIndex
-from .errors import BylineError
-from .index_files import LOCK_FILE, LoadedIndexes, read_indexes, write_indexes
-from .ports import IdSet, KeywordIndex, SavedToFile, VectorIndex
-from .sparse import SparseIndex
-from .text import search_tokens
+from retrieval.errors import BylineError
+from retrieval.index.dense import DenseIndex
+from retrieval.index.files import LOCK_FILE, LoadedIndexes, read_indexes, write_indexes
+from retrieval.index.sparse import SparseIndex
+from retrieval.ports import IdSet, KeywordIndex, SavedToFile, VectorIndex
+from retrieval.reading.text import search_tokens
+from retrieval.storage.atomic import DirectoryLock
 
 if TYPE_CHECKING:
-    from .store import Store
+    from retrieval.storage.store import Store
 
 BACKEND_VARIABLE = "BYLINE_BACKEND"
 DATABASE_URL_VARIABLE = "BYLINE_DATABASE_URL"
@@ -175,7 +175,7 @@ class SharedIndexes:
     shared = True
 
     def __init__(self, store: Store, dense: VectorIndex, sparse: KeywordIndex) -> None:
-        from .postgres import PostgresEngine, ServerLock
+        from retrieval.storage.postgres import PostgresEngine, ServerLock
 
         if not isinstance(store.engine, PostgresEngine):
             raise BackendError("the cluster backend keeps its articles in PostgreSQL: give it a postgresql:// URL")
@@ -187,8 +187,8 @@ class SharedIndexes:
     @classmethod
     def open(cls, backend: Backend, data_dir: Path, store: Store) -> SharedIndexes:
         try:
-            from .qdrant_index import QdrantIndex
-            from .qdrant_keywords import QdrantKeywordIndex
+            from retrieval.index.qdrant import QdrantIndex
+            from retrieval.index.qdrant_keywords import QdrantKeywordIndex
         except ImportError:
             raise BackendError(
                 f"{BACKEND_VARIABLE}=cluster needs the cluster extra (qdrant-client, psycopg, redis): "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .models import Article, Citation
+from retrieval.models import Article, Citation
 
 
 def citation_of(article: Article, paragraph: int, n: int, passage_id: int = 0) -> Citation:

@@ -19,21 +19,21 @@ from pathlib import Path
 
 import numpy as np
 
-from .article_terms import ArticleTerms
-from .backend import STORE_FILE, Backend, FileIndexes, IndexKeeper
-from .database import DATABASE_ERRORS
-from .dense import DenseIndex
-from .embedder import Embedder
-from .index_files import DENSE_FILE, INDEX_META_FILE, SPARSE_FILE, LoadedIndexes
-from .models import Answer, Article, ArticleDraft, Paragraph, SearchHit
-from .ports import KeywordIndex, VectorIndex
-from .quotes import RULES_VERSION, extract_quotes
-from .scope import ResolvedScope, Scope, ScopeCache
-from .segment import build_passages
-from .sparse import SparseIndex
-from .sqlite import corrupt_database, is_corruption
-from .store import PassageRow, QuoteRow, SentenceRow, Store
-from .text import paragraphs, search_tokens
+from retrieval.backend import STORE_FILE, Backend, FileIndexes, IndexKeeper
+from retrieval.index.dense import DenseIndex
+from retrieval.index.embedder import Embedder
+from retrieval.index.files import DENSE_FILE, INDEX_META_FILE, SPARSE_FILE, LoadedIndexes
+from retrieval.index.segment import build_passages
+from retrieval.index.sparse import SparseIndex
+from retrieval.models import Answer, Article, ArticleDraft, Paragraph, SearchHit
+from retrieval.ports import KeywordIndex, VectorIndex
+from retrieval.reading.article_terms import ArticleTerms
+from retrieval.reading.quotes import RULES_VERSION, extract_quotes
+from retrieval.reading.text import paragraphs, search_tokens
+from retrieval.scope import ResolvedScope, Scope, ScopeCache
+from retrieval.storage.database import DATABASE_ERRORS
+from retrieval.storage.sqlite import corrupt_database, is_corruption
+from retrieval.storage.store import PassageRow, QuoteRow, SentenceRow, Store
 
 log = logging.getLogger("byline.retrieval")
 
@@ -267,7 +267,7 @@ class Library:
     def ingest(self, paths: Iterable[Path], progress: Progress | None = None) -> IngestReport:
         """Ingest article files and folders; bad files and near-duplicates are reported and
         skipped (see ``file_ingest``)."""
-        from .file_ingest import ingest_files
+        from retrieval.ingest.files import ingest_files
 
         return ingest_files(self, paths, progress)
 
@@ -469,7 +469,7 @@ class Library:
         """Load the model and trace the query encoder, so the first question is not slow (and,
         with ``BYLINE_READER=on``, load the reader)."""
         self.embedder.encode_one("warm up")
-        from .answering.reader import reader_mode, shared_reader
+        from retrieval.answering.reader import reader_mode, shared_reader
 
         if reader_mode() == "on":
             shared_reader()
@@ -483,12 +483,12 @@ class Library:
 
     def ask(self, question: str, history: Sequence[str] = (), scope: Scope | None = None) -> Answer:
         """Answer from the whole library, or only from ``scope``'s articles."""
-        from .answering import answer_question
+        from retrieval.answering import answer_question
 
         return answer_question(self, question, history, scope=self.resolve_scope(scope))
 
     def search(self, query: str, k: int = 5, scope: Scope | None = None) -> list[SearchHit]:
-        from .answering import search_passages
+        from retrieval.answering import search_passages
 
         return search_passages(self, query, k, scope=self.resolve_scope(scope))
 

@@ -199,7 +199,7 @@ class Answer:
     # When not answered: the name of the check that refused ("names_absent", "topic_off", ...),
     # so that every abstention can be traced to one rule and measured (see retrieval/answering/).
     refused_by: str = ""
-    # Follow-up questions checked to be answerable from the same articles (retrieval/related.py);
+    # Follow-up questions checked to be answerable from the same articles (retrieval/features/related.py);
     # filled in by the service after the answer is composed, empty for ``Library.ask`` itself.
     related: list[str] = field(default_factory=list)
 

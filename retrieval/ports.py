@@ -12,7 +12,7 @@ directory (``index_files.py``), while an engine such as Qdrant persists its poin
 has no bytes to hand over.
 
 The two stores have their ports here too, ``ArticleStore`` and ``StateStore``, in the same
-structural way: ``store.Store`` and ``bot.state.BotState`` satisfy them, and every SQL statement
+structural way: ``store.Store`` and ``bot.state.store.BotState`` satisfy them, and every SQL statement
 of Byline lives behind them (``tests/test_store_boundary.py`` checks both).
 """
 
@@ -26,8 +26,8 @@ import numpy as np
 if TYPE_CHECKING:  # the store imports nothing from here; these names are for the signatures only
     from datetime import datetime
 
-    from .models import Article, ArticleDraft, Passage, Quote, Sentence
-    from .store import PassageRow, QuoteRow, SentenceRow, StoredArticle
+    from retrieval.models import Article, ArticleDraft, Passage, Quote, Sentence
+    from retrieval.storage.store import PassageRow, QuoteRow, SentenceRow, StoredArticle
 
 _Form = TypeVar("_Form")
 
@@ -333,12 +333,12 @@ class ArticleStore(Protocol):
 class StateStore(Protocol):
     """The bot's own state: answers given (for the buttons under them, after a restart), votes,
     conversation history, question channels, shares and each channel's scope, with retention.
-    ``bot.state.BotState`` is it, in its own SQLite file or the cluster's PostgreSQL.
+    ``bot.state.store.BotState`` is it, in its own SQLite file or the cluster's PostgreSQL.
 
-    Its companions share its database: ``bot.digest_store.DigestStore`` (digests and their
-    runs), ``bot.gap_store.GapStore`` (what Byline couldn't answer) and
-    ``bot.slack_installations`` (Slack workspaces). Seen Slack event ids and rate-limit buckets
-    are kept in memory or Redis, behind ``bot.event_dedupe.EventDedupe`` and
+    Its companions share its database: ``bot.state.digests.DigestStore`` (digests and their
+    runs), ``bot.state.gaps.GapStore`` (what Byline couldn't answer) and
+    ``bot.platforms.slack.installations`` (Slack workspaces). Seen Slack event ids and rate-limit buckets
+    are kept in memory or Redis, behind ``bot.state.event_dedupe.EventDedupe`` and
     ``bot.limits.Limiter``, not here.
     """
 

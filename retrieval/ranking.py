@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .models import Sentence
-from .text import search_tokens
+from retrieval.models import Sentence
+from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
-    from .library import Library
-    from .scope import ResolvedScope
+    from retrieval.library import Library
+    from retrieval.scope import ResolvedScope
 
 
 @dataclass(frozen=True)

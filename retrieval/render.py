@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from urllib.parse import quote, urlsplit
 
-from .models import FIELD_LIMIT, Answer, AnswerSpan, Citation, cap_field
+from retrieval.models import FIELD_LIMIT, Answer, AnswerSpan, Citation, cap_field
 
 OPEN_QUOTE, CLOSE_QUOTE = "“", "”"
 

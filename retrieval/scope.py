@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import BylineError
-from .feed_store import FeedStore
-from .ports import IdSet
-from .scope_store import ScopeStore
+from retrieval.errors import BylineError
+from retrieval.ports import IdSet
+from retrieval.storage.feeds import FeedStore
+from retrieval.storage.scopes import ScopeStore
 
 if TYPE_CHECKING:
-    from .models import Article
-    from .store import Store
+    from retrieval.models import Article
+    from retrieval.storage.store import Store
 
 KINDS = ("feed", "outlet", "tag", "since")
 # ``section:`` is what newsrooms call a tag; ``source:`` is Byline's own word for an outlet.
@@ -152,7 +152,7 @@ def parse_entry(store: Store, text: str) -> tuple[str, str | int]:
         if wanted not in tags:
             raise ScopeError(f"No article is tagged “{_shown(value)}”. {_known('tags', tags)}")
         return kind, wanted
-    from .web import normalise_url  # here: the fetching side is not needed to read a scope
+    from retrieval.ingest.web import normalise_url  # here: the fetching side is not needed to read a scope
 
     feeds = known_feeds(store)
     url = normalise_url(value) if "://" in value else ""

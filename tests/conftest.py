@@ -17,7 +17,7 @@ pytest.register_assert_rewrite("tests.platform_helpers")
 
 from bot.service import Service  # noqa: E402
 from retrieval.backend import Backend  # noqa: E402
-from retrieval.embedder import Embedder  # noqa: E402
+from retrieval.index.embedder import Embedder  # noqa: E402
 from retrieval.library import Library  # noqa: E402
 from tests.feed_server import FeedServer, running_server  # noqa: E402
 from tests.postgres_server import postgres_server, postgres_url  # noqa: E402, F401
@@ -110,7 +110,7 @@ def seed_service(seed_library: Library, library_backend: Backend) -> Iterator[Se
     """The platform-neutral service over the seed article (what adapters talk to)."""
     from bot.app import add_features
     from bot.limits import LimitSettings
-    from bot.state import BotState, state_location
+    from bot.state.store import BotState, state_location
 
     # Generous limits: tests ask many questions quickly; tests of the limits build their own.
     limits = LimitSettings(user_burst=10_000, channel_burst=10_000)

@@ -10,9 +10,9 @@ from pathlib import Path
 from bot.app import add_features
 from bot.limits import LimitSettings
 from bot.service import Service
-from bot.state import BotState, state_location
+from bot.state.store import BotState, state_location
 from retrieval.backend import Backend
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 
 

@@ -24,11 +24,10 @@ from urllib.parse import urlencode
 import pytest
 
 from bot.config import Settings
+from bot.platforms.slack.app import SlackAdapter
 from bot.service import Service
-from bot.slack_app import SlackAdapter
-
-from .logcheck import logged_errors
-from .slack_fake import FakeSlack
+from tests.logcheck import logged_errors
+from tests.slack_fake import FakeSlack
 
 SECRET = "test-signing-secret"
 TOKEN = "xoxb-test-token"

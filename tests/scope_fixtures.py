@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
 

@@ -11,10 +11,10 @@ import pytest
 
 from retrieval.answering import TUNING, answer_question
 from retrieval.answering.facts import _counted_noun, _counts, asked_thing
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
-from retrieval.text import search_tokens
+from retrieval.reading.text import search_tokens
 
 ARTICLES = [
     ArticleDraft(

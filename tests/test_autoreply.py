@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from bot.autoreply import is_question
+from bot.commands.autoreply import is_question
 from bot.service import Service
-from bot.state import BotState
-
-from .discord_fake import (
+from bot.state.store import BotState
+from tests.discord_fake import (
     BOT_ID,
     BOT_USER,
     CHANNEL_ID,
@@ -27,10 +26,10 @@ from .discord_fake import (
     DiscordFake,
     restored_endpoints,
 )
-from .platform_helpers import Bolt, ErrorLog, checked_bolt
-from .slack_fake import BOT_USER as SLACK_BOT
-from .test_discord import callback, start_bot, text_of
-from .test_slack import message, posts
+from tests.platform_helpers import Bolt, ErrorLog, checked_bolt
+from tests.slack_fake import BOT_USER as SLACK_BOT
+from tests.test_discord import callback, start_bot, text_of
+from tests.test_slack import message, posts
 
 # The tenants of the fakes' workspace and server (bot/tenancy.py).
 SLACK_TENANT = "slack:T0001"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import bot.cli_ingest
-from bot.cli import main
+import bot.cli.ingest
+from bot.cli.main import main
 from tests.conftest import BBC, PROJECT
 from tests.feed_server import FeedServer, article_html, rss
 
@@ -103,8 +103,8 @@ def test_ingest_prints_progress_lines_without_a_terminal(
     folder.mkdir()
     for n in range(4):
         (folder / f"{n}.txt").write_text(f"Story {n}\n\nParagraph {n} about the number {n * 7919} and nothing else.\n")
-    monkeypatch.setattr(bot.cli_ingest, "BAR_FROM_FILES", 2)
-    monkeypatch.setattr(bot.cli_ingest, "LOG_EVERY_S", 0.0)
+    monkeypatch.setattr(bot.cli.ingest, "BAR_FROM_FILES", 2)
+    monkeypatch.setattr(bot.cli.ingest, "LOG_EVERY_S", 0.0)
     assert main(["ingest", str(folder)]) == 0
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("ingest:")]
     assert lines[0].startswith("ingest: reading 4 files")

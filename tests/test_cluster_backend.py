@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from bench.eval_natural import NATURAL_DIR, load_natural
-from bot.cli import main
-from bot.state import STATE_FILE, BotState
+from bot.cli.main import main
+from bot.state.store import STATE_FILE, BotState
 from retrieval.backend import INDEX_GENERATION_KEY, Backend, SharedIndexes
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import Answer
-from retrieval.postgres import DatabaseUnavailable, Table, redacted, translate
-from retrieval.store import Store
+from retrieval.storage.postgres import DatabaseUnavailable, Table, redacted, translate
+from retrieval.storage.store import Store
 from tests.conftest import BBC, SEEDS
 
 # The blind questions of one natural part, and the articles they were written about.

@@ -34,18 +34,17 @@ import pytest
 
 from bot.app import add_features
 from bot.config import Settings
+from bot.platforms.slack.app import EVENTS_PATH, SlackAdapter
 from bot.service import Service
-from bot.shared_state import shared_dedupe, shared_limiter
-from bot.slack_app import EVENTS_PATH, SlackAdapter
-from bot.state import BotState, state_location
-from retrieval.embedder import Embedder
+from bot.state.shared import shared_dedupe, shared_limiter
+from bot.state.store import BotState, state_location
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from tests import redis_server as redis_fixtures
 from tests.conftest import SEEDS
-
-from .platform_helpers import SECRET, failing_on_logged_errors, settings_for
-from .round_robin_proxy import Attempt, RoundRobinProxy, Upstream, running_proxy
-from .slack_fake import BOT_USER, Call, FakeSlack
+from tests.platform_helpers import SECRET, failing_on_logged_errors, settings_for
+from tests.round_robin_proxy import Attempt, RoundRobinProxy, Upstream, running_proxy
+from tests.slack_fake import BOT_USER, Call, FakeSlack
 
 # The Redis fixtures, by name, for pytest to find here.
 redis_server, redis_url = redis_fixtures.redis_server, redis_fixtures.redis_url

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.embedder import Embedder
 from retrieval.errors import BadQuestion
+from retrieval.index.embedder import Embedder
 from retrieval.library import DENSE_FILE, QUOTE_RULES_KEY, SPARSE_FILE, Library
 from retrieval.models import Answer
-
-from .conftest import PROJECT, SEED_FILE, SEEDS
+from tests.conftest import PROJECT, SEED_FILE, SEEDS
 
 
 def assert_verbatim(library: Library, answer: Answer) -> None:
@@ -77,7 +76,7 @@ def test_follow_up_keeps_the_thread_context(seed_library: Library) -> None:
 def test_cli_ask_json_on_a_fresh_data_directory(tmp_path: Path) -> None:
     env = {**os.environ, "BYLINE_DATA_DIR": str(tmp_path / "fresh")}
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "ask", "--json", "what did Mourinho say about the referee?"],
+        [sys.executable, "-m", "bot.cli.main", "ask", "--json", "what did Mourinho say about the referee?"],
         cwd=PROJECT,
         env=env,
         capture_output=True,
@@ -267,7 +266,7 @@ def test_stale_index_is_detected(seed_library: Library, embedder: Embedder, tmp_
 def test_cli_reports_bad_paths_without_a_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "BYLINE_DATA_DIR": str(tmp_path / "d")}
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "ingest", str(tmp_path / "nope")],
+        [sys.executable, "-m", "bot.cli.main", "ingest", str(tmp_path / "nope")],
         cwd=PROJECT,
         env=env,
         capture_output=True,

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from tests.conftest import BBC, PROJECT
 from tests.fixture_articles import article_text

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.dedup import signature, similarity
 from retrieval.library import Library
+from retrieval.reading.dedup import signature, similarity
 from tests.conftest import BBC
 
 STORY = [

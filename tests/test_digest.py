@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.digest import build_digest, digest_to_json, parse_added_at
-from retrieval.embedder import Embedder
+from retrieval.features.digest import build_digest, digest_to_json, parse_added_at
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import Digest
 from tests.conftest import BBC, bbc_library

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from bot.discord_render import render as render_discord
+from bot.platforms.discord.render import render as render_discord
+from bot.platforms.slack.render import render as render_slack
 from bot.replies import DigestReply
-from bot.slack_render import render as render_slack
 from retrieval.models import AnswerSpan, Article, Citation, Digest, DigestStory
 
 

@@ -10,14 +10,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.digest_commands import parse_since, register_digest
-from bot.digest_schedule import DigestScheduler, Schedule, ScheduleError, parse_schedule
-from bot.digest_store import EMPTY, FAILED, SENDING, SENT, DigestStore
+from bot.commands.digest import parse_since, register_digest
+from bot.jobs.digest_schedule import DigestScheduler, Schedule, ScheduleError, parse_schedule
 from bot.replies import DigestReply, TextReply
 from bot.service import Asker, Service
-from bot.state import STATE_FILE, BotState
-from retrieval.digest import added_at_text
-from retrieval.embedder import Embedder
+from bot.state.digests import EMPTY, FAILED, SENDING, SENT, DigestStore
+from bot.state.store import STATE_FILE, BotState
+from retrieval.features.digest import added_at_text
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from tests.digest_fixtures import BRIDGE_1, FOOTBALL, PHONE, RecordingPoster, ingest, set_added_at
 

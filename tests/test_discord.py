@@ -15,8 +15,8 @@ import pytest
 
 from bot.config import Settings
 from bot.delivery import DeliveryError
-from bot.discord_app import BylineClient, DiscordStartError, configure_endpoints, invite_url, run, run_client
-from bot.discord_render import (
+from bot.platforms.discord.app import BylineClient, DiscordStartError, configure_endpoints, invite_url, run, run_client
+from bot.platforms.discord.render import (
     CONTENT_LIMIT,
     DESCRIPTION_LIMIT,
     EMBEDS_PER_MESSAGE,
@@ -26,12 +26,11 @@ from bot.discord_render import (
 )
 from bot.replies import AnswerReply, DigestReply, TextReply
 from bot.service import Service
-from bot.state import STATE_FILE, BotState
-from retrieval.embedder import Embedder
+from bot.state.store import STATE_FILE, BotState
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Article, ArticleDraft, Citation, Digest, DigestStory
-
-from .discord_fake import (
+from tests.discord_fake import (
     APP_ID,
     BOT_ID,
     BOT_USER,
@@ -44,7 +43,7 @@ from .discord_fake import (
     THREAD_ID,
     DiscordFake,
 )
-from .platform_helpers import ErrorLog
+from tests.platform_helpers import ErrorLog
 
 QUESTION = "what did Mourinho say about the referee?"
 

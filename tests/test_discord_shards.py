@@ -16,13 +16,12 @@ from typing import Any
 import pytest
 
 from bot.config import Settings
-from bot.discord_app import BylineClient, ShardedBylineClient
-from bot.discord_shards import ShardSettingsError
 from bot.platforms.discord import DiscordPlatform
+from bot.platforms.discord.app import BylineClient, ShardedBylineClient
+from bot.platforms.discord.shards import ShardSettingsError
 from bot.service import Service
-
-from .discord_fake import APP_ID, BOT_ID, BOT_USER, CHANNEL_ID, GOOD_TOKEN, GUILD_ID, DiscordFake
-from .platform_helpers import ErrorLog
+from tests.discord_fake import APP_ID, BOT_ID, BOT_USER, CHANNEL_ID, GOOD_TOKEN, GUILD_ID, DiscordFake
+from tests.platform_helpers import ErrorLog
 
 QUESTION = "what did Mourinho say about the referee?"
 # Discord puts a guild on shard (guild_id >> 22) % count: GUILD_ID is on shard 1 of 2, this one on 0.

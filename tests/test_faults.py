@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import DENSE_FILE, SPARSE_FILE, STORE_FILE, Library
 
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.ingest_commands import ingest_upload, register_ingest
+from bot.commands.ingest import ingest_upload, register_ingest
 from bot.replies import TextReply
 from bot.service import Asker, Service
-from bot.state import STATE_FILE, BotState
-from retrieval.feeds import FeedBook, poll_feeds
-from retrieval.fetch import Fetcher
+from bot.state.store import STATE_FILE, BotState
+from retrieval.ingest.feeds import FeedBook, poll_feeds
+from retrieval.ingest.fetch import Fetcher
+from retrieval.ingest.netguard import Allowlist
+from retrieval.ingest.web import ingest_urls
 from retrieval.library import Library
-from retrieval.netguard import Allowlist
-from retrieval.web import ingest_urls
 from tests.conftest import BBC
 from tests.feed_server import FeedServer, article_html, atom, rss
 from tests.fixture_articles import article_text

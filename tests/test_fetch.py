@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.fetch import (
+from retrieval.ingest.fetch import (
     BlockedURL,
     Fetcher,
     FetchTimeout,
@@ -13,8 +13,8 @@ from retrieval.fetch import (
     TooLarge,
     UnsupportedContent,
 )
-from retrieval.netguard import Allowlist, check_url
-from retrieval.web import canonical_url, normalise_url
+from retrieval.ingest.netguard import Allowlist, check_url
+from retrieval.ingest.web import canonical_url, normalise_url
 from tests.feed_server import FeedServer
 
 

@@ -12,10 +12,10 @@ import pytest
 from bot.limits import LimitSettings
 from bot.replies import AnswerReply
 from bot.service import Asker, Service
-from bot.state import STATE_FILE, BotState
+from bot.state.store import STATE_FILE, BotState
 from bot.terminal import render
 from retrieval.answering.question import parse, with_context
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from tests.conftest import BBC
 

@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from bot.gaps import Gap, GapStore, gap_groups, group_gaps, normalise
+from bot.cli.main import main
+from bot.commands.gaps import Gap, GapStore, gap_groups, group_gaps, normalise
 from bot.replies import AnswerReply, TextReply
 from bot.service import Asker, Service
-from bot.state import STATE_FILE, BotState
-from retrieval.embedder import Embedder
-
-from .discord_fake import GUILD_ID, DiscordFake, running_fake
-from .platform_helpers import Bolt, checked_bolt
+from bot.state.store import STATE_FILE, BotState
+from retrieval.index.embedder import Embedder
+from tests.discord_fake import GUILD_ID, DiscordFake, running_fake
+from tests.platform_helpers import Bolt, checked_bolt
 
 SLACK = Asker("slack", "U1", "C1", tenant="slack:T0001")
 # Three wordings of one question the seed article (a Manchester derby) cannot answer, and another.
@@ -136,7 +135,7 @@ def test_slack_byline_gaps_is_for_admins_and_lists_the_groups(slack_bolt: Bolt, 
 
 
 def test_discord_gaps_command_is_for_admins(seed_service: Service) -> None:
-    from .test_discord import callback, followups, start_bot, text_of
+    from tests.test_discord import callback, followups, start_bot, text_of
 
     for question in SAME:
         ask(seed_service, question, Asker("discord", "42", "900", tenant=f"discord:{GUILD_ID}"))

@@ -11,7 +11,7 @@ from bot.replies import AnswerReply, TextReply
 from bot.service import Asker, Service
 from bot.terminal import render
 from retrieval.library import Library
-from retrieval.loader import decode_text
+from retrieval.reading.loader import decode_text
 
 ASKER = Asker("test", "U1", "C1")
 NASTY = st.sampled_from(
@@ -113,7 +113,7 @@ def test_slack_rendering_never_produces_a_live_mention(text: str, title: str) ->
     import json
     import re
 
-    from bot.slack_render import render as render_slack
+    from bot.platforms.slack.render import render as render_slack
 
     for message in render_slack(_answer_with(text, title)):
         payload = json.dumps([message.text, message.blocks])
@@ -124,7 +124,7 @@ def test_slack_rendering_never_produces_a_live_mention(text: str, title: str) ->
 @settings(max_examples=80, deadline=None)
 @given(text=MENTIONY, title=MENTIONY)
 def test_discord_rendering_stays_within_limits(text: str, title: str) -> None:
-    from bot.discord_render import render as render_discord
+    from bot.platforms.discord.render import render as render_discord
 
     for message in render_discord(_answer_with(text, title)):
         assert len(message.content) <= 2000 and len(message.embeds) <= 10

@@ -20,17 +20,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.app import add_features
-from bot.cli import main
-from bot.digest_schedule import MAX_SLEEP, Schedule
-from bot.discord_app import DiscordStartError
-from bot.ingest_commands import register_ingest
+from bot.cli.main import main
+from bot.commands.ingest import register_ingest
+from bot.jobs.digest_schedule import MAX_SLEEP, Schedule
 from bot.limits import LimitSettings
+from bot.platforms.discord.app import DiscordStartError
 from bot.replies import DigestReply, Reply, TextReply
 from bot.service import Asker, Service
-from bot.state import STATE_FILE, BotState
+from bot.state.store import STATE_FILE, BotState
 from bot.terminal import chat, render
-from retrieval.embedder import Embedder
-from retrieval.fetch import Fetcher
+from retrieval.index.embedder import Embedder
+from retrieval.ingest.fetch import Fetcher
 from retrieval.library import Library
 from tests.discord_fake import GOOD_TOKEN, HUMAN, DiscordFake, running_fake
 from tests.test_discord import Bot, ErrorLog, callback, followups, settings_for, start_bot, text_of

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli_feeds import run_feeds
+from bot.cli.feeds import run_feeds
 from bot.config import Settings
-from retrieval.feeds import FeedBook, poll_feeds
-from retrieval.fetch import Fetcher, FetchTimeout, TooSlow
+from retrieval.ingest.feeds import FeedBook, poll_feeds
+from retrieval.ingest.fetch import Fetcher, FetchTimeout, TooSlow
+from retrieval.ingest.netguard import Allowlist
 from retrieval.library import Library
-from retrieval.netguard import Allowlist
 from tests.feed_server import FeedServer, article_html, rss
 from tests.fixture_articles import article
 

@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import discord_render, slack_render
+from bot.platforms.discord import render as discord_render
+from bot.platforms.slack import render as slack_render
 from bot.replies import AnswerReply, DigestReply, PassagesReply, Reply, SearchReply, SourcesReply
 from retrieval.models import (
     FIELD_LIMIT,

@@ -19,7 +19,7 @@ from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 
-from bot.slack_http_guard import WINDOW_S, Refusal, RefusalLog, SignatureLedger, SlackHttpGuard
+from bot.platforms.slack.http_guard import WINDOW_S, Refusal, RefusalLog, SignatureLedger, SlackHttpGuard
 from tests.test_slack import SECRET, Bolt, fake, no_handler_errors  # noqa: F401
 
 if TYPE_CHECKING:

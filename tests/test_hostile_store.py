@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from bot.serve import start_catch_up
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import DENSE_FILE, INDEX_META_FILE, SPARSE_FILE, STORE_FILE, Library
 from tests.conftest import PROJECT, SEEDS
 
@@ -82,7 +82,7 @@ def _child_env(data_dir: Path) -> dict[str, str]:
 def _cli(data_dir: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
     """The real ``byline`` command line, in its own process."""
     return subprocess.run(
-        [sys.executable, "-c", "from bot.cli import main; raise SystemExit(main())", *arguments],
+        [sys.executable, "-c", "from bot.cli.main import main; raise SystemExit(main())", *arguments],
         cwd=PROJECT,
         env=_child_env(data_dir),
         capture_output=True,

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval.dense import DenseIndex
-from retrieval.embedder import DIMENSION
 from retrieval.errors import BylineError
-from retrieval.index_factory import (
+from retrieval.index.dense import DenseIndex
+from retrieval.index.embedder import DIMENSION
+from retrieval.index.factory import (
     QDRANT_FOLDER,
     QDRANT_KEYWORD_FOLDER,
     UnknownBackend,
@@ -23,7 +23,7 @@ from retrieval.index_factory import (
     open_vector_index,
     vector_backend_name,
 )
-from retrieval.sparse import SparseIndex
+from retrieval.index.sparse import SparseIndex
 
 needs_qdrant = pytest.mark.skipif(
     importlib.util.find_spec("qdrant_client") is None,
@@ -50,7 +50,7 @@ def test_an_unknown_backend_names_the_ones_there_are(tmp_path: Path) -> None:
 
 @needs_qdrant
 def test_qdrant_without_a_url_is_local_mode_in_the_data_directory(tmp_path: Path) -> None:
-    from retrieval.qdrant_index import QdrantIndex
+    from retrieval.index.qdrant import QdrantIndex
 
     index = open_vector_index(tmp_path, {"BYLINE_VECTOR_BACKEND": "qdrant"})
     assert isinstance(index, QdrantIndex)
@@ -67,7 +67,7 @@ def test_qdrant_without_a_url_is_local_mode_in_the_data_directory(tmp_path: Path
 
 @needs_qdrant
 def test_a_local_qdrant_folder_open_elsewhere_says_to_use_a_server(tmp_path: Path) -> None:
-    from retrieval.qdrant_index import QdrantIndex, QdrantUnavailable
+    from retrieval.index.qdrant import QdrantIndex, QdrantUnavailable
 
     first = QdrantIndex.open(path=tmp_path / "qdrant")
     try:
@@ -80,7 +80,7 @@ def test_a_local_qdrant_folder_open_elsewhere_says_to_use_a_server(tmp_path: Pat
 
 @needs_qdrant
 def test_a_qdrant_server_that_is_not_there_is_named_in_the_error(tmp_path: Path) -> None:
-    from retrieval.qdrant_index import QdrantUnavailable
+    from retrieval.index.qdrant import QdrantUnavailable
 
     with socket.socket() as probe:  # a port on 127.0.0.1 that nothing listens on
         probe.bind(("127.0.0.1", 0))
@@ -98,7 +98,7 @@ def test_a_qdrant_server_that_is_not_there_is_named_in_the_error(tmp_path: Path)
 def test_a_collection_of_other_vectors_is_refused(tmp_path: Path) -> None:
     from qdrant_client import QdrantClient, models
 
-    from retrieval.qdrant_index import QdrantIndex, QdrantUnavailable
+    from retrieval.index.qdrant import QdrantIndex, QdrantUnavailable
 
     client = QdrantClient(path=str(tmp_path / "q"))
     client.create_collection("sentences", vectors_config=models.VectorParams(size=8, distance=models.Distance.DOT))
@@ -141,8 +141,8 @@ def test_an_unknown_keyword_backend_names_the_ones_there_are(tmp_path: Path) -> 
 
 @needs_qdrant
 def test_qdrant_keywords_without_a_url_are_local_mode_beside_the_vectors(tmp_path: Path) -> None:
-    from retrieval.qdrant_index import QdrantIndex
-    from retrieval.qdrant_keywords import QdrantKeywordIndex
+    from retrieval.index.qdrant import QdrantIndex
+    from retrieval.index.qdrant_keywords import QdrantKeywordIndex
 
     environ = {"BYLINE_VECTOR_BACKEND": "qdrant", "BYLINE_KEYWORD_BACKEND": "qdrant"}
     vectors = open_vector_index(tmp_path, environ)
@@ -160,8 +160,8 @@ def test_qdrant_keywords_without_a_url_are_local_mode_beside_the_vectors(tmp_pat
 
 @needs_qdrant
 def test_a_local_keyword_folder_open_elsewhere_says_to_use_a_server(tmp_path: Path) -> None:
-    from retrieval.qdrant_index import QdrantUnavailable
-    from retrieval.qdrant_keywords import QdrantKeywordIndex
+    from retrieval.index.qdrant import QdrantUnavailable
+    from retrieval.index.qdrant_keywords import QdrantKeywordIndex
 
     first = QdrantKeywordIndex.open(path=tmp_path / QDRANT_KEYWORD_FOLDER)
     try:
@@ -175,7 +175,7 @@ def test_a_local_keyword_folder_open_elsewhere_says_to_use_a_server(tmp_path: Pa
 @needs_qdrant
 @pytest.mark.filterwarnings("ignore:Api key is used with an insecure connection")
 def test_a_keyword_qdrant_server_that_is_not_there_is_named_in_the_error(tmp_path: Path) -> None:
-    from retrieval.qdrant_index import QdrantUnavailable
+    from retrieval.index.qdrant import QdrantUnavailable
 
     url = _unused_url()
     environ = {"BYLINE_KEYWORD_BACKEND": "qdrant", "BYLINE_QDRANT_URL": url, "BYLINE_QDRANT_API_KEY": "s3cret-key"}

@@ -23,23 +23,23 @@ import psycopg
 import pytest
 import redis
 
-from bot import ingest_queue
-from bot.cli import main
-from bot.cli_ingest import ingest_command
-from bot.cli_worker import RunningWorker, start_worker
-from bot.cli_worker import run as run_worker
+from bot.cli.ingest import ingest_command
+from bot.cli.main import main
+from bot.cli.worker import RunningWorker, start_worker
+from bot.cli.worker import run as run_worker
+from bot.commands.ingest import ingest_upload, register_ingest
 from bot.config import Settings
-from bot.ingest_commands import ingest_upload, register_ingest
-from bot.ingest_jobs import MAX_RETRIES, BadJob, should_retry
-from bot.ingest_queue import IngestQueue
-from bot.redis_client import redis_client
+from bot.jobs import ingest_queue
+from bot.jobs.ingest import MAX_RETRIES, BadJob, should_retry
+from bot.jobs.ingest_queue import IngestQueue
 from bot.replies import TextReply
 from bot.service import Asker, Service
-from bot.state import BotState, state_location
-from retrieval.embedder import Embedder
+from bot.state.redis_client import redis_client
+from bot.state.store import BotState, state_location
+from retrieval.index.embedder import Embedder
 from retrieval.library import IngestReport, Library
-from retrieval.loader import read_article_file
-from retrieval.store import Store
+from retrieval.reading.loader import read_article_file
+from retrieval.storage.store import Store
 from tests.conftest import BBC, SEEDS
 from tests.feed_server import FeedServer, article_html
 from tests.redis_server import redis_server, redis_url  # noqa: F401

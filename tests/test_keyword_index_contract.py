@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from retrieval.index.sparse import SparseIndex
 from retrieval.ports import KeywordIndex
-from retrieval.sparse import SparseIndex
 
 K1, B = 1.2, 0.75
 
@@ -34,7 +34,7 @@ def _bm25_round_trip(index: KeywordIndex) -> KeywordIndex:
 
 
 def _qdrant_in_memory() -> KeywordIndex:
-    from retrieval.qdrant_keywords import QdrantKeywordIndex
+    from retrieval.index.qdrant_keywords import QdrantKeywordIndex
 
     return QdrantKeywordIndex.in_memory()
 
@@ -42,7 +42,7 @@ def _qdrant_in_memory() -> KeywordIndex:
 def _qdrant_new_client_view(index: KeywordIndex) -> KeywordIndex:
     # Everything lives in Qdrant, nothing in the object: a new object over the same client is
     # what another process sees of a shared server (folder persistence: test_qdrant_keywords.py).
-    from retrieval.qdrant_keywords import QdrantKeywordIndex
+    from retrieval.index.qdrant_keywords import QdrantKeywordIndex
 
     assert isinstance(index, QdrantKeywordIndex)
     return QdrantKeywordIndex(index.client, where=index.where)
@@ -53,7 +53,7 @@ _EDGE_FOLDERS = tempfile.TemporaryDirectory(prefix="byline-edge-test-")
 
 
 def _edge_in_folder() -> KeywordIndex:
-    from retrieval.qdrant_edge import EdgeKeywordIndex
+    from retrieval.index.qdrant_edge import EdgeKeywordIndex
 
     return EdgeKeywordIndex(Path(tempfile.mkdtemp(dir=_EDGE_FOLDERS.name)))
 
@@ -61,7 +61,7 @@ def _edge_in_folder() -> KeywordIndex:
 def _edge_reopened(index: KeywordIndex) -> KeywordIndex:
     # What a new process loads from the flushed shards: one process opens a shard folder at a
     # time (its write-ahead log is locked) and the test reads the old index too, so a copy.
-    from retrieval.qdrant_edge import EdgeKeywordIndex
+    from retrieval.index.qdrant_edge import EdgeKeywordIndex
 
     assert isinstance(index, EdgeKeywordIndex)
     index.passages.flush()

@@ -18,9 +18,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.digest_store import DigestStore
-from bot.leader import FileLeaderLock, Leadership
-from bot.state import BotState
+from bot.state.digests import DigestStore
+from bot.state.leader import FileLeaderLock, Leadership
+from bot.state.store import BotState
 from tests.slack_fake import FakeSlack
 from tests.test_ops import APP_TOKEN, SIGNING_SECRET, SLACK_TOKEN, _env, _free_port, _get, _serve, _stop, _wait
 

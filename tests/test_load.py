@@ -11,7 +11,7 @@ from bench import load_discord, load_slack
 from bench.load_common import BUSY, IN_LINE, LoadReport
 from bot.limits import LimitSettings
 from bot.service import Service
-from bot.state import STATE_FILE, BotState
+from bot.state.store import STATE_FILE, BotState
 from retrieval.library import Library
 
 ServiceFactory = Callable[[LimitSettings], Service]

@@ -25,7 +25,7 @@ import pytest
 
 from bot.health import Health
 from bot.logs import configure_logging
-from bot.state import BotState
+from bot.state.store import BotState
 from tests.conftest import PROJECT
 from tests.slack_fake import FakeSlack
 
@@ -70,7 +70,7 @@ def _env(data_dir: Path, port: int, **extra: str) -> dict[str, str]:
 def _serve(env: dict[str, str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
     with open(log, "w") as output:
         return subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "serve"],
+            [sys.executable, "-m", "bot.cli.main", "serve"],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -298,7 +298,7 @@ def test_a_taken_port_stops_a_headless_serve_with_one_line(seed_data_dir: Path, 
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "bot.cli", "serve"],
+            [sys.executable, "-m", "bot.cli.main", "serve"],
             cwd=tmp_path,
             env=_env(data_dir, port),
             stdin=subprocess.DEVNULL,

@@ -134,8 +134,9 @@ class Absent(importlib.abc.MetaPathFinder):
             raise ImportError(f"{{name}} is not installed (the cluster extra)")
         return None
 sys.meta_path.insert(0, Absent())
-import bot.cli, bot.serve, bot.slack_app, bot.discord_app, bot.platforms, bot.cli_worker, bot.cli_migrate
-sys.exit(bot.cli.main(sys.argv[1:]))
+import bot.cli.main, bot.serve, bot.platforms.slack.app, bot.platforms.discord.app, bot.platforms
+import bot.cli.worker, bot.cli.migrate
+sys.exit(bot.cli.main.main(sys.argv[1:]))
 """
 
 

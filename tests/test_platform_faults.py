@@ -13,15 +13,14 @@ from typing import Any
 
 import pytest
 
+from bot.platforms.slack.app import run
 from bot.service import Service
-from bot.slack_app import run
-
-from .discord_fake import APP_ID, CHANNEL_ID, DiscordFake
-from .platform_helpers import Bolt, ErrorLog, failing_on_logged_errors, settings_for
-from .slack_fake import FakeSlack, FakeSocketMode
-from .test_discord import Bot, start_bot
-from .test_discord import mention as discord_mention
-from .test_slack import QUESTION, mention
+from tests.discord_fake import APP_ID, CHANNEL_ID, DiscordFake
+from tests.platform_helpers import Bolt, ErrorLog, failing_on_logged_errors, settings_for
+from tests.slack_fake import FakeSlack, FakeSocketMode
+from tests.test_discord import Bot, start_bot
+from tests.test_discord import mention as discord_mention
+from tests.test_slack import QUESTION, mention
 
 
 @pytest.fixture(autouse=True)

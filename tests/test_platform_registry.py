@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.config import Settings
-from bot.digest_schedule import Schedule, utc_clock
 from bot.health import Health
+from bot.jobs.digest_schedule import Schedule, utc_clock
 from bot.platforms import BackgroundRun, PlatformBase, configured, register, registered, unregister
 from bot.replies import DigestReply, Reply
 from bot.serve import serve

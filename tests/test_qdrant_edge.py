@@ -1,4 +1,4 @@
-"""What Qdrant's engine in process (``retrieval/qdrant_edge.py``) adds to the port contracts:
+"""What Qdrant's engine in process (``retrieval/index/qdrant_edge.py``) adds to the port contracts:
 the bulk keyword fill gives what one passage at a time gives, the HNSW graphs that
 ``optimize`` builds still find each stored vector, and a folder of another shard is refused.
 The contracts themselves run over it in ``test_vector_index_contract.py`` and
@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval.sparse import SparseIndex
+from retrieval.index.sparse import SparseIndex
 
 if importlib.util.find_spec("qdrant_edge") is None:  # a failure, not a silent skip
     raise RuntimeError("qdrant-edge-py is not installed: pip install -e '.[test]'")
 
-from retrieval.embedder import DIMENSION  # noqa: E402
-from retrieval.qdrant_edge import EdgeKeywordIndex, EdgeVectorIndex  # noqa: E402
-from retrieval.qdrant_index import QdrantUnavailable  # noqa: E402
+from retrieval.index.embedder import DIMENSION  # noqa: E402
+from retrieval.index.qdrant import QdrantUnavailable  # noqa: E402
+from retrieval.index.qdrant_edge import EdgeKeywordIndex, EdgeVectorIndex  # noqa: E402
 
 
 def random_passages(count: int, seed: int) -> dict[int, list[str]]:

@@ -13,16 +13,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from retrieval.index.sparse import SparseIndex
 from retrieval.ports import IdSet
-from retrieval.sparse import SparseIndex
 
 if importlib.util.find_spec("qdrant_client") is None:  # a failure, not a silent skip
     pytest.fail("qdrant-client is not installed: install the test extra (pip install -e '.[test]')", pytrace=False)
 
 from qdrant_client import QdrantClient, models  # noqa: E402
 
-from retrieval.qdrant_index import QdrantUnavailable  # noqa: E402
-from retrieval.qdrant_keywords import QdrantKeywordIndex, term_index  # noqa: E402
+from retrieval.index.qdrant import QdrantUnavailable  # noqa: E402
+from retrieval.index.qdrant_keywords import QdrantKeywordIndex, term_index  # noqa: E402
 
 PASSAGES = {
     1: "mourinho referee decis mourinho angri".split(),

@@ -1,7 +1,7 @@
 """How the names of a question are read and matched (retrieval.answering.names)."""
 
 from retrieval.answering.names import _parts_present, _question_name_phrases, capitalised_tokens, variant_in
-from retrieval.text import search_tokens
+from retrieval.reading.text import search_tokens
 
 
 def test_a_month_is_not_part_of_a_name() -> None:

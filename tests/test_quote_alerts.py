@@ -14,17 +14,16 @@ from pathlib import Path
 import pytest
 from slack_sdk import WebClient
 
-from bot.alert_store import AlertStore, QuoteAlert, SentQuote
-from bot.alerts import AlertJob
-from bot.slack_app import SlackPoster
-from bot.state import BotState, state_location
+from bot.jobs.alerts import AlertJob
+from bot.platforms.slack.app import SlackPoster
+from bot.state.alerts import AlertStore, QuoteAlert, SentQuote
+from bot.state.store import BotState, state_location
 from retrieval.backend import Backend
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
-
-from .library_copies import copied_data_dir, ingested_data_dir
-from .quote_fixtures import LATE_ARTICLE, LATE_STRIKER, write_article, write_articles
-from .slack_fake import FakeSlack
+from tests.library_copies import copied_data_dir, ingested_data_dir
+from tests.quote_fixtures import LATE_ARTICLE, LATE_STRIKER, write_article, write_articles
+from tests.slack_fake import FakeSlack
 
 TENANT = "slack:T0001"
 CHANNEL = "C0ALERTS"
@@ -43,7 +42,7 @@ def data_dir(alerts_data_dir: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def fake() -> Iterator[FakeSlack]:
-    from .platform_helpers import running_slack
+    from tests.platform_helpers import running_slack
 
     with running_slack() as running:
         yield running
@@ -199,9 +198,8 @@ def test_an_alert_reaches_discord_through_the_real_client_without_pinging(
     from bot.app import add_features
     from bot.limits import LimitSettings
     from bot.service import Service
-
-    from .discord_fake import CHANNEL_ID, GUILD_ID, running_fake
-    from .test_discord import bot_posts, start_bot
+    from tests.discord_fake import CHANNEL_ID, GUILD_ID, running_fake
+    from tests.test_discord import bot_posts, start_bot
 
     library = Library.open(data_dir, embedder)
     service = add_features(Service(library, BotState(state_location(data_dir, Backend())), LimitSettings()))

@@ -1,4 +1,4 @@
-"""The quote check (``retrieval/quote_check.py``) on made-up articles with the real library, and
+"""The quote check (``retrieval/features/quote_check.py``) on made-up articles with the real library, and
 ``byline verify`` (one quote, ``--json``, ``--batch``) through the real CLI."""
 
 from __future__ import annotations
@@ -11,14 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from retrieval.embedder import Embedder
+from bot.cli.main import main
+from retrieval.features.quote_check import QuoteCheck, QuoteCheckError, check_quote
+from retrieval.features.quote_text import parse_asked, words_of
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
-from retrieval.quote_check import QuoteCheck, QuoteCheckError, check_quote
-from retrieval.quote_text import parse_asked, words_of
-
-from .library_copies import copied_data_dir, ingested_data_dir
-from .verify_fixtures import write_articles
+from tests.library_copies import copied_data_dir, ingested_data_dir
+from tests.verify_fixtures import write_articles
 
 REFEREE = "The referee decided the game with that penalty, and everybody in the stadium saw it"
 

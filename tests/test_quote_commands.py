@@ -12,15 +12,14 @@ from typing import Any
 
 import pytest
 
-from bot.quote_commands import QuoteCommands, QuoteQuery, parse_pairs
+from bot.commands.quotes import QuoteCommands, QuoteQuery, parse_pairs
 from bot.service import Service
 from bot.terminal import chat
-from retrieval.embedder import Embedder
-
-from .discord_fake import DiscordFake, running_fake
-from .library_copies import ingested_data_dir, service_on_copy
-from .platform_helpers import Bolt, checked_bolt
-from .quote_fixtures import write_articles
+from retrieval.index.embedder import Embedder
+from tests.discord_fake import DiscordFake, running_fake
+from tests.library_copies import ingested_data_dir, service_on_copy
+from tests.platform_helpers import Bolt, checked_bolt
+from tests.quote_fixtures import write_articles
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +87,7 @@ def test_slack_quotes_reactions_and_alerts(slack_bolt: Bolt) -> None:
     removed = slack_bolt.response(slack_bolt.command("/byline", "alerts remove 1", user="UADMIN"))
     assert "Alert 1 removed" in removed["text"]
     stored = slack_bolt.adapter.service.state
-    from bot.alert_store import AlertStore
+    from bot.state.alerts import AlertStore
 
     assert AlertStore(stored).of_tenant("slack:T0001") == []
 
@@ -114,7 +113,7 @@ def test_slack_article_text_never_pings(quote_service: Service, slack_bolt: Bolt
 
 
 def test_discord_quotes_pages_reactions_and_alerts(quote_service: Service) -> None:
-    from .test_discord import assert_no_pings, callback, followups, start_bot, text_of
+    from tests.test_discord import assert_no_pings, callback, followups, start_bot, text_of
 
     quote_commands(quote_service).page_size = 3
     fake: DiscordFake
@@ -190,7 +189,7 @@ def test_timeline_questions_in_chat_and_what_stays_a_question(quote_service: Ser
 
 
 def test_timeline_question_forms() -> None:
-    from bot.quote_commands import timeline_question
+    from bot.commands.quotes import timeline_question
 
     assert timeline_question("What has Mourinho said about referees?") == QuoteQuery("Mourinho", "referees")
     assert timeline_question("what's Jose Mourinho ever said on the referee") == QuoteQuery(

@@ -13,16 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from bot.cli_quotes import safe_cell
-from retrieval.embedder import Embedder
+from bot.cli.main import main
+from bot.cli.quotes import safe_cell
+from retrieval.features.quote_pages import timeline_page
+from retrieval.features.quote_timeline import speaker_timeline
+from retrieval.features.reactions import reactions
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
-from retrieval.quote_pages import timeline_page
-from retrieval.quote_timeline import speaker_timeline
-from retrieval.reactions import reactions
-
-from .library_copies import copied_data_dir
-from .quote_fixtures import write_article, write_articles
+from tests.library_copies import copied_data_dir
+from tests.quote_fixtures import write_article, write_articles
 
 REFEREE_QUOTES = {
     "I only said what everybody saw: the officials were a disgrace that afternoon",

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from bench.eval_quotes import article_quotes, load_labels, run_attribution
-from retrieval.quotes import FoundQuote, extract_quotes
-from retrieval.text import paragraphs
+from retrieval.reading.quotes import FoundQuote, extract_quotes
+from retrieval.reading.text import paragraphs
 
 PROJECT = Path(__file__).resolve().parent.parent
 BBC = PROJECT.parent / "shared" / "data" / "bbc-news"

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from retrieval.library import STORE_FILE
-from retrieval.store import Store, utc_now
+from retrieval.storage.store import Store, utc_now
 
 PROJECT = Path(__file__).resolve().parent.parent
 README = PROJECT / "README.md"

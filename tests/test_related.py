@@ -18,23 +18,22 @@ from urllib.parse import urlencode
 import pytest
 
 from bot.app import add_features
-from bot.cli import main
+from bot.cli.main import main
 from bot.limits import LimitSettings
+from bot.platforms.slack.render import ACTION_SHARE
 from bot.replies import AnswerReply
 from bot.service import Asker, Service
-from bot.slack_render import ACTION_SHARE
-from bot.state import STATE_FILE, BotState
+from bot.state.store import STATE_FILE, BotState
 from bot.terminal import chat
-from retrieval import related
-from retrieval.embedder import Embedder
+from retrieval.features import related
+from retrieval.features.related import candidates, who_question
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
-from retrieval.related import candidates, who_question
-
-from .discord_fake import USER_ID, DiscordFake
-from .platform_helpers import Bolt, ErrorLog, failing_on_logged_errors, serve_bolt, stop_bolt
-from .slack_fake import FakeSlack
-from .test_discord import bot_posts, callback, custom_ids, followups, mention, start_bot
-from .test_slack import mention as slack_mention
+from tests.discord_fake import USER_ID, DiscordFake
+from tests.platform_helpers import Bolt, ErrorLog, failing_on_logged_errors, serve_bolt, stop_bolt
+from tests.slack_fake import FakeSlack
+from tests.test_discord import bot_posts, callback, custom_ids, followups, mention, start_bot
+from tests.test_slack import mention as slack_mention
 
 QUESTION = "what did Mourinho say about the referee?"
 GUARDIOLA = "What did Pep Guardiola say?"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.service import Asker, Service
+from retrieval.features.removal import audit_entries
 from retrieval.library import Library
-from retrieval.removal import audit_entries
 from tests.conftest import SEED_FILE
 
 ADMIN = Asker("slack", "U1", "C1", is_admin=True, tenant="slack:T0001", is_operator=True)
@@ -37,7 +37,7 @@ def test_remove_command_is_admin_only_and_removes_everywhere(seed_service: Servi
 
 
 def test_removed_articles_stay_removed_after_reopening(seed_library: Library) -> None:
-    from retrieval.removal import remove_articles
+    from retrieval.features.removal import remove_articles
 
     article = seed_library.store.list_articles()[0]
     removal = remove_articles(seed_library, [article.key], "cli:test")

@@ -18,25 +18,24 @@ import numpy as np
 import pytest
 
 from bot.app import add_features
+from bot.commands.scope import split_entries
 from bot.limits import LimitSettings
 from bot.replies import AnswerReply, SearchReply, SourcesReply, TextReply
-from bot.scope_commands import split_entries
 from bot.service import Asker, Service
-from bot.state import STATE_FILE, BotState
-from retrieval.dense import DenseIndex
-from retrieval.embedder import DIMENSION, Embedder
+from bot.state.store import STATE_FILE, BotState
+from retrieval.index.dense import DenseIndex
+from retrieval.index.embedder import DIMENSION, Embedder
+from retrieval.index.sparse import SparseIndex
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
 from retrieval.ports import IdSet
 from retrieval.ranking import TUNING, _rank_passages
+from retrieval.reading.text import search_tokens
 from retrieval.scope import Scope, ScopeError, parse_entry, resolve_now
-from retrieval.sparse import SparseIndex
-from retrieval.text import search_tokens
-
-from .discord_fake import CHANNEL_ID, DiscordFake, running_fake
-from .platform_helpers import Bolt, checked_bolt
-from .scope_fixtures import COURIER, LOCAL, LOCAL_KEY, WIRE, build_scope_library
-from .test_slack import mention
+from tests.discord_fake import CHANNEL_ID, DiscordFake, running_fake
+from tests.platform_helpers import Bolt, checked_bolt
+from tests.scope_fixtures import COURIER, LOCAL, LOCAL_KEY, WIRE, build_scope_library
+from tests.test_slack import mention
 
 # Best matched by 98 wire stories; answered, in other words, by the local story too.
 LENDER_QUESTION = "Which lender raised its mortgage rate?"
@@ -81,7 +80,7 @@ def test_vector_search_within_one_percent_gets_that_percents_nearest(layout: str
     elif layout == "ivf":
         index = _ivf(ids, vectors)
     else:
-        from retrieval.qdrant_index import QdrantIndex
+        from retrieval.index.qdrant import QdrantIndex
 
         index = QdrantIndex.in_memory()  # type: ignore[assignment]
         index.add(ids, vectors)
@@ -317,7 +316,7 @@ def test_slack_byline_scope_add_show_clear_and_a_scoped_answer(slack_bolt: Bolt)
 
 
 def test_discord_scope_commands_and_a_scoped_answer(scope_service: Service) -> None:
-    from .test_discord import callback, followups, mention, start_bot, text_of
+    from tests.test_discord import callback, followups, mention, start_bot, text_of
 
     fake: DiscordFake
     with running_fake() as fake:

@@ -83,7 +83,11 @@ def test_no_token_in_any_log_through_start_errors_and_shutdown(seed_data_dir: Pa
     log_file = tmp_path / "serve.log"
     with open(log_file, "w") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "serve"], cwd=tmp_path, env=env, stdout=output, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "bot.cli.main", "serve"],
+            cwd=tmp_path,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
         )
     try:
         _wait(
@@ -142,7 +146,7 @@ def test_misconfiguration_is_one_actionable_line(
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DISCORD_"))}
     full_env |= {"BYLINE_DATA_DIR": str(data_dir), **env}
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "serve"],
+        [sys.executable, "-m", "bot.cli.main", "serve"],
         cwd=PROJECT,
         env=full_env,
         capture_output=True,

@@ -10,7 +10,7 @@ import pytest
 from bot.limits import LimitSettings, RateLimiter, RetrievalPool
 from bot.replies import AnswerReply, PassagesReply, SearchReply, SourcesReply, TextReply
 from bot.service import Asker, Service
-from bot.state import STATE_FILE, BotState
+from bot.state.store import STATE_FILE, BotState
 from retrieval.library import Library
 
 ASKER = Asker("test", "U1", "C1", conversation="test:C1:1")

@@ -82,7 +82,7 @@ def _clean_env(tmp_path: Path) -> dict[str, str]:
 def _run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], float]:
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", *args],
+        [sys.executable, "-m", "bot.cli.main", *args],
         cwd=cwd,
         env=env,
         capture_output=True,

@@ -10,16 +10,15 @@ from typing import Any
 
 import pytest
 
+from bot.platforms.slack.render import ACTION_PASSAGES, ACTION_SHARE, ACTION_VOTE_UP
 from bot.service import Service
-from bot.slack_render import ACTION_PASSAGES, ACTION_SHARE, ACTION_VOTE_UP
-from bot.state import STATE_FILE, BotState
-from retrieval.embedder import Embedder
+from bot.state.store import STATE_FILE, BotState
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
-
-from .discord_fake import HUMAN, USER_ID, DiscordFake
-from .platform_helpers import ErrorLog, failing_on_logged_errors, serve_bolt, stop_bolt
-from .slack_fake import FakeSlack
-from .test_discord import callback, custom_ids, followups, start_bot
+from tests.discord_fake import HUMAN, USER_ID, DiscordFake
+from tests.platform_helpers import ErrorLog, failing_on_logged_errors, serve_bolt, stop_bolt
+from tests.slack_fake import FakeSlack
+from tests.test_discord import callback, custom_ids, followups, start_bot
 
 QUESTION = "what did Mourinho say about the referee?"
 UNANSWERABLE = "Who won the Champions League in 2005?"

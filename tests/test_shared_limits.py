@@ -22,18 +22,17 @@ from pathlib import Path
 import pytest
 
 from bot.config import Settings
-from bot.event_dedupe import EventDedupe, RecentIds
 from bot.limits import Limiter, LimitSettings, RateLimiter
-from bot.redis_client import RETRY_AFTER_S, Outage, redis_client
-from bot.redis_dedupe import RedisEventDedupe
-from bot.redis_limits import RedisRateLimiter
+from bot.platforms.slack.app import SlackAdapter
 from bot.service import Service
-from bot.shared_state import SharedStateUnavailable, connect, shared_dedupe, shared_limiter
-from bot.slack_app import SlackAdapter
+from bot.state.event_dedupe import EventDedupe, RecentIds
+from bot.state.redis_client import RETRY_AFTER_S, Outage, redis_client
+from bot.state.redis_dedupe import RedisEventDedupe
+from bot.state.redis_limits import RedisRateLimiter
+from bot.state.shared import SharedStateUnavailable, connect, shared_dedupe, shared_limiter
 from tests import redis_server as redis_fixtures
-
-from .platform_helpers import Bolt, failing_on_logged_errors, settings_for, stop_bolt
-from .slack_fake import BOT_USER, Call, FakeSlack
+from tests.platform_helpers import Bolt, failing_on_logged_errors, settings_for, stop_bolt
+from tests.slack_fake import BOT_USER, Call, FakeSlack
 
 # The Redis fixtures, by name, for pytest to find here (assigned: a parameter of that name would
 # otherwise shadow an import).
@@ -189,10 +188,10 @@ def test_redis_buckets_expire_once_they_would_be_full(redis_url: str) -> None:
 
 _WORKER = """
 import json, sys
-from bot.redis_dedupe import RedisEventDedupe
+from bot.state.redis_dedupe import RedisEventDedupe
 from bot.limits import LimitSettings
-from bot.redis_limits import RedisRateLimiter
-from bot.shared_state import connect
+from bot.state.redis_limits import RedisRateLimiter
+from bot.state.shared import connect
 client = connect(sys.argv[1])
 dedupe, limiter = RedisEventDedupe(client), RedisRateLimiter(client, LimitSettings(user_per_minute=0.6, user_burst=3))
 print(json.dumps({
@@ -380,8 +379,8 @@ def test_a_signed_request_replayed_to_another_worker_is_refused_there_too(redis_
     accepted through Redis, so a captured request replayed to another worker gets the 409 too."""
     import io
 
-    from bot.event_dedupe import SIGNATURE_PREFIX
-    from bot.slack_http_guard import SlackHttpGuard
+    from bot.platforms.slack.http_guard import SlackHttpGuard
+    from bot.state.event_dedupe import SIGNATURE_PREFIX
     from tests.test_hostile_slack import FORM, PATH, SECRET, signed
 
     reached: list[bytes] = []

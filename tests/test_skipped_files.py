@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.feed_poller import poll_round
-from retrieval.fetch import Fetcher
+from bot.jobs.feed_poller import poll_round
+from retrieval.ingest.fetch import Fetcher
 from retrieval.library import MAX_ARTICLE_CHARS, Library
-from retrieval.loader import MAX_FILE_BYTES
+from retrieval.reading.loader import MAX_FILE_BYTES
 from tests.conftest import PROJECT
 from tests.fixture_articles import article_text
 
@@ -46,7 +46,7 @@ def named_once(lines: list[str], name: str, why: str) -> bool:
 def test_byline_ingest_names_every_skipped_file(folder: Path, tmp_path: Path) -> None:
     env = {**os.environ, "BYLINE_DATA_DIR": str(tmp_path / "data")}
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "ingest", str(folder)],
+        [sys.executable, "-m", "bot.cli.main", "ingest", str(folder)],
         cwd=PROJECT,
         env=env,
         capture_output=True,

@@ -20,16 +20,15 @@ import pytest
 
 from bot.delivery import DeliveryError
 from bot.limits import LimitSettings
+from bot.platforms.slack.app import SlackAdapter, SlackPoster, SlackSetupError, check_settings, make_client, run
+from bot.platforms.slack.render import BLOCK_LIMIT, SECTION_LIMIT, escape, render
 from bot.replies import AnswerReply, DigestReply, TextReply
 from bot.service import Command, Service
-from bot.slack_app import SlackAdapter, SlackPoster, SlackSetupError, check_settings, make_client, run
-from bot.slack_render import BLOCK_LIMIT, SECTION_LIMIT, escape, render
-from bot.state import BotState
+from bot.state.store import BotState
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Article, ArticleDraft, Citation, Digest, DigestStory
-
-from .platform_helpers import SECRET, Bolt, failing_on_logged_errors, settings_for
-from .slack_fake import BOT_USER, Call, FakeSlack, FakeSocketMode
+from tests.platform_helpers import SECRET, Bolt, failing_on_logged_errors, settings_for
+from tests.slack_fake import BOT_USER, Call, FakeSlack, FakeSocketMode
 
 QUESTION = "what did Mourinho say?"
 

@@ -22,17 +22,16 @@ from cryptography.fernet import Fernet
 
 from bot.config import Settings
 from bot.delivery import DeliveryError
+from bot.platforms.slack.app import SlackAdapter
+from bot.platforms.slack.installations import OAuthStates
+from bot.platforms.slack.oauth import manifest_scopes
 from bot.replies import TextReply
 from bot.service import Service
 from bot.settings import SettingsError
-from bot.slack_app import SlackAdapter
-from bot.slack_installations import OAuthStates
-from bot.slack_oauth import manifest_scopes
-from bot.state import STATE_FILE, BotState
+from bot.state.store import STATE_FILE, BotState
 from bot.token_crypto import TokenKeyError
-
-from .platform_helpers import SECRET, failing_on_logged_errors, slack_http_settings
-from .slack_fake import CLIENT_ID, CLIENT_SECRET, Call, FakeSlack
+from tests.platform_helpers import SECRET, failing_on_logged_errors, slack_http_settings
+from tests.slack_fake import CLIENT_ID, CLIENT_SECRET, Call, FakeSlack
 
 KEY = Fernet.generate_key().decode()
 QUESTION = "what did Mourinho say?"

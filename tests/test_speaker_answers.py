@@ -15,7 +15,7 @@ import pytest
 from retrieval.answering import TUNING, answer_question
 from retrieval.answering.events import asked_events
 from retrieval.answering.facts import asks_for_outcome
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
 from tests.conftest import bbc_library

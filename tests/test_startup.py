@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from tests.conftest import PROJECT
 
 QUESTIONS = ["what did Mourinho say about the referee?", "x", "é" * 600, "word " * 400, "José's café — naïve?"]
@@ -48,7 +48,7 @@ def test_byline_ask_on_a_built_data_dir_never_imports_sentence_transformers(
     env |= {"BYLINE_DATA_DIR": str(seed_data_dir), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     script = (
         "import sys\n"
-        "from bot.cli import main\n"
+        "from bot.cli.main import main\n"
         "code = main(['ask', 'what did Mourinho say about the referee?'])\n"
         "heavy = sorted(m for m in ('sentence_transformers', 'transformers', 'sklearn', 'trafilatura', 'discord',"
         " 'slack_bolt', 'feedparser') if m in sys.modules)\n"

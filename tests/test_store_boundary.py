@@ -17,32 +17,32 @@ from pathlib import Path
 
 import pytest
 
-from bot.state import BotState
+from bot.state.store import BotState
 from retrieval.library import Library
 from retrieval.ports import ArticleStore, StateStore
-from retrieval.store import Store
+from retrieval.storage.store import Store
 from tests.conftest import BBC, PROJECT
 
 # The modules that may hold SQL: the two stores, their companions over the same database, and
 # the engines and migration under them.
 STORE_MODULES = {
-    "retrieval/store.py",
-    "retrieval/feed_store.py",
-    "retrieval/scope_store.py",
-    "retrieval/audit_store.py",
-    "retrieval/database.py",
-    "retrieval/sqlite.py",
-    "retrieval/postgres.py",
-    "retrieval/migrate.py",
-    "bot/state.py",
-    "bot/alert_store.py",
-    "bot/digest_store.py",
-    "bot/gap_store.py",
-    "bot/slack_installations.py",
+    "retrieval/storage/store.py",
+    "retrieval/storage/feeds.py",
+    "retrieval/storage/scopes.py",
+    "retrieval/storage/audit.py",
+    "retrieval/storage/database.py",
+    "retrieval/storage/sqlite.py",
+    "retrieval/storage/postgres.py",
+    "retrieval/features/migrate.py",
+    "bot/state/store.py",
+    "bot/state/alerts.py",
+    "bot/state/digests.py",
+    "bot/state/gaps.py",
+    "bot/platforms/slack/installations.py",
 }
 # Classes elsewhere allowed SQL, each with the reason: none of them reads or writes stored data.
 ALLOWED_CLASSES = {
-    ("bot/leader.py", "ServerLeaderLock"): "a PostgreSQL advisory lock held by a session of its own",
+    ("bot/state/leader.py", "ServerLeaderLock"): "a PostgreSQL advisory lock held by a session of its own",
 }
 CONNECTION_CALLS = ("_connect", "_write", "transaction")
 SQL_WORDS = ("SELECT ", "INSERT ", "UPDATE ", "DELETE FROM")
@@ -116,10 +116,10 @@ class ServerLeaderLock:
         "SQL in a string (SELECT)",
         "calls .transaction()",
         "SQL in a string (DELETE FROM)",
-        "SQL in a string (SELECT)",  # the allowed class is allowed in bot/leader.py only
+        "SQL in a string (SELECT)",  # the allowed class is allowed in bot/state/leader.py only
     ]
-    assert len(sql_outside_stores("bot/leader.py", source)) == 4
-    assert sql_outside_stores("retrieval/store.py", source) == []
+    assert len(sql_outside_stores("bot/state/leader.py", source)) == 4
+    assert sql_outside_stores("retrieval/storage/store.py", source) == []
     # Words in prose or a comment are not SQL.
     assert sql_outside_stores("bot/x.py", '# SELECT * FROM x\nmessage = "Select an article to update"\n') == []
 

@@ -14,24 +14,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.digest_schedule import DigestScheduler, parse_schedule
-from bot.digest_store import DigestStore
-from bot.gaps import GapStore
-from bot.gaps_digest import GapsDigest, Target, parse_targets
+from bot.commands.gaps import GapStore
+from bot.jobs.digest_schedule import DigestScheduler, parse_schedule
+from bot.jobs.gaps_digest import GapsDigest, Target, parse_targets
+from bot.platforms.slack.app import SlackPoster, make_client
 from bot.replies import DigestReply
 from bot.service import Asker, Service
-from bot.slack_app import SlackPoster, make_client
-from retrieval.digest import build_digest, cluster, digest_items
-from retrieval.embedder import Embedder
+from bot.state.digests import DigestStore
+from retrieval.features.digest import build_digest, cluster, digest_items
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
-from retrieval.story import evidence, names_of
-
-from .conftest import BBC, bbc_library
-from .discord_fake import CHANNEL_ID, running_fake
-from .slack_fake import FakeSlack
-from .test_discord import bot_posts, start_bot, text_of
-from .test_slack import settings_for
+from retrieval.reading.story import evidence, names_of
+from tests.conftest import BBC, bbc_library
+from tests.discord_fake import CHANNEL_ID, running_fake
+from tests.slack_fake import FakeSlack
+from tests.test_discord import bot_posts, start_bot, text_of
+from tests.test_slack import settings_for
 
 US_FACTS = (
     "The US Federal Reserve has raised interest rates by a quarter of a percentage point to 2.5%, its fifth rise "

@@ -18,8 +18,8 @@ from typing import Protocol
 import numpy as np
 import pytest
 
-from retrieval.dense import DenseIndex
-from retrieval.embedder import DIMENSION
+from retrieval.index.dense import DenseIndex
+from retrieval.index.embedder import DIMENSION
 from retrieval.library import Library
 from retrieval.ports import VectorIndex
 
@@ -60,14 +60,14 @@ class QdrantLocalBackend:
     folder: Path
 
     def make(self, saved: bool = False) -> VectorIndex:
-        from retrieval.qdrant_index import QdrantIndex
+        from retrieval.index.qdrant import QdrantIndex
 
         # In memory unless it must survive a reopen: local mode's folder commits every point
         # to SQLite on its own, 18 ms a point on this disk (the same code path otherwise).
         return QdrantIndex.open(path=self.folder) if saved else QdrantIndex.in_memory()
 
     def reopen(self, index: VectorIndex) -> VectorIndex:
-        from retrieval.qdrant_index import QdrantIndex
+        from retrieval.index.qdrant import QdrantIndex
 
         assert isinstance(index, QdrantIndex)
         index.close()
@@ -81,12 +81,12 @@ class QdrantEdgeBackend:
     folder: Path
 
     def make(self, saved: bool = False) -> VectorIndex:
-        from retrieval.qdrant_edge import EdgeVectorIndex
+        from retrieval.index.qdrant_edge import EdgeVectorIndex
 
         return EdgeVectorIndex(self.folder)
 
     def reopen(self, index: VectorIndex) -> VectorIndex:
-        from retrieval.qdrant_edge import EdgeVectorIndex
+        from retrieval.index.qdrant_edge import EdgeVectorIndex
 
         assert isinstance(index, EdgeVectorIndex)
         index.close()
@@ -261,7 +261,7 @@ QUESTIONS = (
 def test_the_seed_questions_get_the_same_answers_over_qdrant(seed_library: Library) -> None:
     """Through the real ranking and answering code, only the vector backend swapped: the
     store's sentence vectors go into Qdrant unchanged (nothing re-embedded)."""
-    from retrieval.qdrant_index import QdrantIndex
+    from retrieval.index.qdrant import QdrantIndex
 
     over_faiss = [seed_library.ask(question) for question in QUESTIONS]
     hits_faiss = seed_library.search("Mourinho referee", 5)

@@ -12,20 +12,19 @@ from typing import Any
 
 import pytest
 
-from bot.discord_render import DESCRIPTION_LIMIT, MESSAGE_EMBED_LIMIT, message_size
-from bot.discord_render import render as discord_render
+from bot.commands.verify import parse_verify
+from bot.platforms.discord.render import DESCRIPTION_LIMIT, MESSAGE_EMBED_LIMIT, message_size
+from bot.platforms.discord.render import render as discord_render
+from bot.platforms.slack.render import BLOCK_LIMIT, SECTION_LIMIT
+from bot.platforms.slack.render import render as slack_render
 from bot.replies import TextReply, VerifyReply
 from bot.service import Asker, Service
-from bot.slack_render import BLOCK_LIMIT, SECTION_LIMIT
-from bot.slack_render import render as slack_render
 from bot.terminal import chat
-from bot.verify_command import parse_verify
-from retrieval.embedder import Embedder
-
-from .discord_fake import running_fake
-from .library_copies import ingested_data_dir, service_on_copy
-from .platform_helpers import Bolt, checked_bolt
-from .verify_fixtures import write_articles
+from retrieval.index.embedder import Embedder
+from tests.discord_fake import running_fake
+from tests.library_copies import ingested_data_dir, service_on_copy
+from tests.platform_helpers import Bolt, checked_bolt
+from tests.verify_fixtures import write_articles
 
 ALTERED = "Mourinho: \u201cThe referee decided the match with that penalty\u201d"
 MARKUP_QUOTE = "Tell <!channel> and *everyone* that @everyone pays more [click](https://evil.example) under this Budget"
@@ -110,7 +109,7 @@ def test_slack_verify_never_pings_or_formats_article_or_user_text(slack_bolt: Bo
 
 
 def test_discord_verify_slash_command(verify_service: Service) -> None:
-    from .test_discord import assert_no_pings, followups, start_bot, text_of
+    from tests.test_discord import assert_no_pings, followups, start_bot, text_of
 
     with running_fake() as fake:
         bot = start_bot(fake, verify_service)

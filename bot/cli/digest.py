@@ -1,4 +1,4 @@
-"""``byline digest [--since TIME] [--json]``: the digest in the terminal, hooked into ``bot/cli.py``."""
+"""``byline digest [--since TIME] [--json]``: the digest in the terminal, hooked into ``bot/cli/main.py``."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ import json
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from retrieval.digest import MAX_ARTICLES, MAX_STORIES, build_digest, digest_to_json
-
-from .cli_output import print_error
-from .digest_commands import parse_since
-from .digest_schedule import ScheduleError, parse_timezone
-from .service import Service
+from bot.commands.digest import parse_since
+from bot.jobs.digest_schedule import ScheduleError, parse_timezone
+from bot.output import print_error
+from bot.service import Service
+from retrieval.features.digest import MAX_ARTICLES, MAX_STORIES, build_digest, digest_to_json
 
 
 def add_subparser(commands: argparse._SubParsersAction) -> None:

@@ -8,13 +8,12 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from retrieval.feeds import FeedBook, poll_feeds
-from retrieval.fetch import Fetcher
+from bot.config import Settings
+from bot.output import print_json
+from retrieval.ingest.feeds import FeedBook, poll_feeds
+from retrieval.ingest.fetch import Fetcher
 from retrieval.library import Library
-from retrieval.loader import skip_message
-
-from .cli_output import print_json
-from .config import Settings
+from retrieval.reading.loader import skip_message
 
 
 def add_feeds_parser(commands: Any) -> None:
@@ -67,7 +66,7 @@ def run_feeds(args: argparse.Namespace, settings: Settings) -> int:
 
 def _store(settings: Settings) -> Any:
     # Subscriptions need only the store, not the model or the indexes.
-    from retrieval.store import Store
+    from retrieval.storage.store import Store
 
     return Store(settings.storage().store_location(settings.data_dir))
 

@@ -16,14 +16,13 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from retrieval.fetch import Fetcher
+from bot.cli.feeds import is_url
+from bot.config import Settings
+from bot.jobs.ingest_queue import IngestQueue, queue_for, read_drafts
+from bot.output import plural
+from retrieval.ingest.fetch import Fetcher
 from retrieval.library import IngestReport, Library
-from retrieval.loader import iter_article_files, not_an_article_file, skip_message
-
-from .cli_feeds import is_url
-from .cli_output import plural
-from .config import Settings
-from .ingest_queue import IngestQueue, queue_for, read_drafts
+from retrieval.reading.loader import iter_article_files, not_an_article_file, skip_message
 
 # Without a terminal, a progress line at most this often (and one at the end).
 LOG_EVERY_S = 5.0
@@ -49,7 +48,7 @@ def ingest_here(settings: Settings, paths: list[Path], urls: list[str]) -> Inges
     report = IngestReport()
     try:
         if urls:
-            from retrieval.web import ingest_urls
+            from retrieval.ingest.web import ingest_urls
 
             merge(report, ingest_urls(library, urls, Fetcher.from_env(os.environ)))
         if paths:

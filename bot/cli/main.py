@@ -12,20 +12,25 @@ import sys
 from dataclasses import asdict
 from importlib import metadata
 
-from retrieval.database import DATABASE_ERRORS
+from bot.cli import digest as cli_digest
+from bot.cli import eval as cli_eval
+from bot.cli import migrate as cli_migrate
+from bot.cli import quotes as cli_quotes
+from bot.cli import verify as cli_verify
+from bot.cli import worker as cli_worker
+from bot.cli.feeds import add_feeds_parser, run_feeds
+from bot.cli.ingest import ingest_command
+from bot.commands import gaps
+from bot.config import Settings, environment_problem, load_environment
+from bot.logs import configure_logging
+from bot.output import pipe_safe, plural, print_error, print_json
+from bot.replies import AnswerReply, SearchReply, SourcesReply, TextReply
+from bot.service import MAX_PAGE_DIGITS, SOURCES_PAGE_SIZE, Asker, Service, shown
+from bot.tenancy import OPERATOR
+from bot.terminal import chat, render
 from retrieval.errors import BylineError
-from retrieval.removal import audit_entries, remove_articles
-
-from . import cli_digest, cli_eval, cli_migrate, cli_quotes, cli_verify, cli_worker, gaps
-from .cli_feeds import add_feeds_parser, run_feeds
-from .cli_ingest import ingest_command
-from .cli_output import pipe_safe, plural, print_error, print_json
-from .config import Settings, environment_problem, load_environment
-from .logs import configure_logging
-from .replies import AnswerReply, SearchReply, SourcesReply, TextReply
-from .service import MAX_PAGE_DIGITS, SOURCES_PAGE_SIZE, Asker, Service, shown
-from .tenancy import OPERATOR
-from .terminal import chat, render
+from retrieval.features.removal import audit_entries, remove_articles
+from retrieval.storage.database import DATABASE_ERRORS
 
 log = logging.getLogger("byline")
 
@@ -102,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except (OSError, *DATABASE_ERRORS) as error:  # type: ignore[misc]  # a tuple of exception classes
         # A data dir that cannot be made, a full disk: one line, not a traceback. Every write is
-        # atomic (retrieval/atomic.py, SQLite transactions), so what was stored is intact.
+        # atomic (retrieval/storage/atomic.py, SQLite transactions), so what was stored is intact.
         print(f"byline: {environment_problem(error, settings.data_dir)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -110,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _open(settings: Settings, with_seeds: bool) -> Service:
-    from .app import open_service
+    from bot.app import open_service
 
     service = open_service(
         settings.data_dir,
@@ -168,7 +173,7 @@ def _dispatch(command: str, args: argparse.Namespace, settings: Settings) -> int
         if command == "chat":
             chat(service)
             return 0
-        from .serve import serve
+        from bot.serve import serve
 
         return serve(service, settings)
     finally:
@@ -262,7 +267,7 @@ def _user() -> str:
 
 def _audit(settings: Settings, args: argparse.Namespace) -> int:
     # The log needs only the store, not the model or the indexes.
-    from retrieval.store import Store
+    from retrieval.storage.store import Store
 
     store = Store(settings.storage().store_location(settings.data_dir))
     try:

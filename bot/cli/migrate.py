@@ -11,10 +11,9 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from retrieval.migrate import MigrationError, copy_database, migrate_library, source_path
-
-from .config import Settings
-from .state import STATE_FILE, BotState
+from bot.config import Settings
+from bot.state.store import STATE_FILE, BotState
+from retrieval.features.migrate import MigrationError, copy_database, migrate_library, source_path
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -1,4 +1,4 @@
-"""``byline quotes``, ``byline reactions`` and ``byline alerts``, hooked into ``bot/cli.py``.
+"""``byline quotes``, ``byline reactions`` and ``byline alerts``, hooked into ``bot/cli/main.py``.
 
 ``byline quotes --format csv`` is for a reporter's spreadsheet: one row per quote, every field
 quoted where it needs to be (the csv module), and a cell that a spreadsheet would run as a
@@ -18,18 +18,17 @@ from dataclasses import asdict, fields
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from retrieval.quote_pages import QuoteRow, timeline_json, timeline_page, timeline_rows
-from retrieval.quote_timeline import speaker_timeline
-from retrieval.reaction_pages import reactions_digest, reactions_json
-from retrieval.reactions import reactions
-
-from .alert_store import AlertStore
-from .alerts import PER_HOUR, alert_label
-from .cli_output import print_error, print_json
-from .gaps_digest import parse_targets
-from .quote_commands import ArgumentError, parse_since_date
-from .service import Service
-from .tenancy import OPERATOR
+from bot.commands.quotes import ArgumentError, parse_since_date
+from bot.jobs.alerts import PER_HOUR, alert_label
+from bot.jobs.gaps_digest import parse_targets
+from bot.output import print_error, print_json
+from bot.service import Service
+from bot.state.alerts import AlertStore
+from bot.tenancy import OPERATOR
+from retrieval.features.quote_pages import QuoteRow, timeline_json, timeline_page, timeline_rows
+from retrieval.features.quote_timeline import speaker_timeline
+from retrieval.features.reaction_pages import reactions_digest, reactions_json
+from retrieval.features.reactions import reactions
 
 # What a spreadsheet reads as the start of a formula (OWASP's list: = + - @, tab, carriage return).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -1,4 +1,4 @@
-"""``byline verify``: check one quote, or a fact-checker's list of them, hooked into ``bot/cli.py``.
+"""``byline verify``: check one quote, or a fact-checker's list of them, hooked into ``bot/cli/main.py``.
 
 ``byline verify "TEXT" [--speaker NAME] [--json]`` prints one verdict. ``byline verify --batch
 FILE --json`` reads one ``{"text": …, "speaker": …}`` object per line (``-`` is standard input)
@@ -16,13 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.commands.verify_render import plain_text
+from bot.output import print_error, print_json
+from bot.service import Service, clean_input
 from retrieval.errors import BylineError
+from retrieval.features.quote_check import check_quote
 from retrieval.library import Library
-from retrieval.quote_check import check_quote
-
-from .cli_output import print_error, print_json
-from .service import Service, clean_input
-from .verify_render import plain_text
 
 USAGE = 'Give the quote to check, e.g. byline verify "We were the better team" --speaker Mourinho'
 

@@ -19,18 +19,16 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from bot.config import Settings
+from bot.logs import configure_logging
+from bot.state.redis_client import describe
 from retrieval.library import Library
-
-from .config import Settings
-from .logs import configure_logging
-from .redis_client import describe
 
 if TYPE_CHECKING:
     import dramatiq
 
-    from retrieval.embedder import Embedder
-
-    from .ingest_queue import IngestQueue
+    from bot.jobs.ingest_queue import IngestQueue
+    from retrieval.index.embedder import Embedder
 
 log = logging.getLogger("byline.worker")
 
@@ -83,7 +81,7 @@ class RunningWorker:
 def start_worker(settings: Settings, threads: int = 1, embedder: Embedder | None = None) -> RunningWorker:
     """Open the library (once, for every job) and start taking jobs; the settings must pass
     ``missing_setting``."""
-    from .ingest_queue import WORKER_NAME, IngestQueue, JobRunner
+    from bot.jobs.ingest_queue import WORKER_NAME, IngestQueue, JobRunner
 
     library = Library.open(settings.data_dir, embedder, settings.storage())
     try:

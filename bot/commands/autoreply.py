@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .replies import Reply, TextReply
-from .tenancy import ANOTHER_TENANT
+from bot.replies import Reply, TextReply
+from bot.tenancy import ANOTHER_TENANT
 
 if TYPE_CHECKING:
-    from .service import Asker
-    from .state import BotState
+    from bot.service import Asker
+    from bot.state.store import BotState
 
 MIN_WORDS = 3
 # Words that open a question, or a request people put to a bot as one ("tell me about …").

@@ -11,13 +11,12 @@ import re
 from datetime import date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
-from retrieval.digest import parse_added_at, window_label
-
-from .digest_schedule import DigestScheduler, ScheduleError, parse_schedule, schedule_of
-from .digest_store import EMPTY, FAILED, SENDING, SENT
-from .replies import DigestReply, Reply, TextReply
-from .service import Asker, Command, Service, shown
-from .tenancy import ANOTHER_TENANT
+from bot.jobs.digest_schedule import DigestScheduler, ScheduleError, parse_schedule, schedule_of
+from bot.replies import DigestReply, Reply, TextReply
+from bot.service import Asker, Command, Service, shown
+from bot.state.digests import EMPTY, FAILED, SENDING, SENT
+from bot.tenancy import ANOTHER_TENANT
+from retrieval.features.digest import parse_added_at, window_label
 
 USAGE = "/digest now | since TIME | subscribe SCHEDULE [--always] | unsubscribe | status"
 SINCE_EXAMPLES = "`/digest since 2h`, `/digest since yesterday`, `/digest since 2026-11-30` or `/digest since 09:00`"

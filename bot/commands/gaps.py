@@ -24,14 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from retrieval.digest import parse_added_at, window_label
+from bot.replies import Reply, TextReply, untrusted
+from bot.state.gaps import ABSTAINED, CLOSEST_KEPT, DOWNVOTED, Gap, GapStore, stamp
+from retrieval.features.digest import parse_added_at, window_label
 from retrieval.render import plain
 
-from .gap_store import ABSTAINED, CLOSEST_KEPT, DOWNVOTED, Gap, GapStore, stamp
-from .replies import Reply, TextReply, untrusted
-
 if TYPE_CHECKING:
-    from .service import Asker, Service
+    from bot.service import Asker, Service
 
 GROUP_SIMILARITY = 0.8
 DEFAULT_SINCE = "7d"
@@ -211,7 +210,7 @@ def gap_groups(service: Service, since: datetime, tenant: str | None = None) -> 
 
 
 def _since(text: str, now: datetime) -> datetime:
-    from .digest_commands import parse_since
+    from bot.commands.digest import parse_since
 
     return parse_since(text or DEFAULT_SINCE, now, UTC)
 
@@ -220,7 +219,7 @@ def gaps_command(service: Service) -> Callable[[str, Asker], Reply]:
     """``/gaps [TIME]`` (admins): the top ten groups since TIME (default 7 days)."""
 
     def run(args: str, asker: Asker) -> Reply:
-        from .digest_schedule import ScheduleError
+        from bot.jobs.digest_schedule import ScheduleError
 
         now = datetime.now(UTC)
         try:
@@ -260,7 +259,7 @@ def _print_error(message: str, as_json: bool) -> None:
 
 
 def run_cli(service: Service, args: argparse.Namespace) -> int:
-    from .digest_schedule import ScheduleError
+    from bot.jobs.digest_schedule import ScheduleError
 
     now = datetime.now(UTC)
     try:

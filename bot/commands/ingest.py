@@ -13,20 +13,19 @@ import os
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from bot.output import plural
+from bot.replies import TextReply
+from bot.service import Asker, Command, Service
 from retrieval.errors import BylineError, UnreadableArticle
-from retrieval.fetch import Fetcher
-from retrieval.html import html_to_draft
+from retrieval.ingest.fetch import Fetcher
+from retrieval.ingest.web import ingest_urls, store_drafts
 from retrieval.library import IngestReport
-from retrieval.loader import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, decode_text, parse_text_article
 from retrieval.models import ArticleDraft
-from retrieval.web import ingest_urls, store_drafts
-
-from .cli_output import plural
-from .replies import TextReply
-from .service import Asker, Command, Service
+from retrieval.reading.html import html_to_draft
+from retrieval.reading.loader import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, decode_text, parse_text_article
 
 if TYPE_CHECKING:
-    from .ingest_queue import IngestQueue
+    from bot.jobs.ingest_queue import IngestQueue
 
 USAGE = "Usage: `/ingest URL` (operators only), e.g. `/ingest https://www.bbc.co.uk/sport/football/123`"
 # Browsers and servers commonly stop at about 2,000 characters; a longer "URL" is not a page.

@@ -14,18 +14,17 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
+from bot.commands.digest import parse_since
+from bot.commands.scope import channel_scope
+from bot.jobs.digest_schedule import ScheduleError
+from bot.limits import QueueFull, retry_phrase
+from bot.replies import DigestReply, Reply, TextReply
+from bot.service import MAX_PAGE_DIGITS, Asker, Command, Service
 from retrieval.errors import BylineError
-from retrieval.quote_pages import PAGE_SIZE, page_count, timeline_page, user_words
-from retrieval.quote_timeline import speaker_timeline
-from retrieval.reaction_pages import reactions_digest
-from retrieval.reactions import reactions
-
-from .digest_commands import parse_since
-from .digest_schedule import ScheduleError
-from .limits import QueueFull, retry_phrase
-from .replies import DigestReply, Reply, TextReply
-from .scope_commands import channel_scope
-from .service import MAX_PAGE_DIGITS, Asker, Command, Service
+from retrieval.features.quote_pages import PAGE_SIZE, page_count, timeline_page, user_words
+from retrieval.features.quote_timeline import speaker_timeline
+from retrieval.features.reaction_pages import reactions_digest
+from retrieval.features.reactions import reactions
 
 if TYPE_CHECKING:
     from retrieval.scope import ResolvedScope

@@ -2,15 +2,15 @@
 
 The buttons carry only the answer id and the question's number, never its text: the question is
 read back from the stored answer, so a forged or replayed click can only ask one of the questions
-that ``retrieval/related.py`` checked, and a button keeps working after a restart.
+that ``retrieval/features/related.py`` checked, and a button keeps working after a restart.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from .replies import AnswerReply, Reply, TextReply
-from .service import Asker, Service
+from bot.replies import AnswerReply, Reply, TextReply
+from bot.service import Asker, Service
 
 EXPIRED = "That answer has expired, so its related questions are no longer known. Ask the question in your own words."
 

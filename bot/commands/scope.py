@@ -12,16 +12,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from bot.replies import Reply, TextReply
+from bot.tenancy import ANOTHER_TENANT
 from retrieval.scope import Scope, ScopeError, parse_entry, with_entry
 
-from .replies import Reply, TextReply
-from .tenancy import ANOTHER_TENANT
-
 if TYPE_CHECKING:
+    from bot.service import Asker
+    from bot.state.store import BotState
     from retrieval.library import Library
-
-    from .service import Asker
-    from .state import BotState
 
 # An entry starts at a kind and runs to the next one ("outlet:BBC Sport tag:football"), or is
 # separated by "|" as in the usage line; values may hold spaces (outlet names do).

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 
+from bot.commands.scope import channel_scope
+from bot.limits import QueueFull, retry_phrase
+from bot.replies import Reply, TextReply, VerifyReply
+from bot.service import Asker, Command, Service, clean_input
 from retrieval.errors import BylineError
-from retrieval.quote_check import MAX_QUOTE_CHARS, check_quote
-
-from .limits import QueueFull, retry_phrase
-from .replies import Reply, TextReply, VerifyReply
-from .scope_commands import channel_scope
-from .service import Asker, Command, Service, clean_input
+from retrieval.features.quote_check import MAX_QUOTE_CHARS, check_quote
 
 USAGE = '/verify "QUOTE" [speaker:NAME]'
 EXAMPLE = '`/verify Mourinho: "We were the better team"` or `/verify "We were the better team" speaker:Mourinho`'

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.output import plural
+from bot.replies import render_marked, untrusted
+from retrieval.features.quote_check import QuoteCheck
 from retrieval.models import AnswerSpan
-from retrieval.quote_check import QuoteCheck
 from retrieval.render import citation_line
-
-from .cli_output import plural
-from .replies import render_marked, untrusted
 
 # At most this many differences are listed; a quote with more is reported by count.
 DIFFERENCES_SHOWN = 8

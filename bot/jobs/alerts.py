@@ -18,23 +18,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.commands.quotes import ArgumentError, parse_pairs
+from bot.delivery import DeliveryError, Poster
+from bot.jobs.digest_schedule import RunOutcome
+from bot.replies import DigestReply, Reply, TextReply
+from bot.service import Asker, Command, Service
+from bot.state.alerts import FAILED, SENT, AlertStore, QuoteAlert, SentQuote
 from retrieval.citations import CitationNumbers
-from retrieval.digest import added_at_text, render_digest
+from retrieval.features.digest import added_at_text, render_digest
+from retrieval.features.quote_pages import quote_span, user_words
+from retrieval.features.quote_timeline import TimelineQuote, article_date, newest_first, speaker_timeline
 from retrieval.library import Library
 from retrieval.models import Digest, DigestStory
-from retrieval.quote_pages import quote_span, user_words
-from retrieval.quote_timeline import TimelineQuote, article_date, newest_first, speaker_timeline
 from retrieval.render import format_date
 
-from .alert_store import FAILED, SENT, AlertStore, QuoteAlert, SentQuote
-from .delivery import DeliveryError, Poster
-from .digest_schedule import RunOutcome
-from .quote_commands import ArgumentError, parse_pairs
-from .replies import DigestReply, Reply, TextReply
-from .service import Asker, Command, Service
-
 if TYPE_CHECKING:
-    from .digest_schedule import DigestScheduler
+    from bot.jobs.digest_schedule import DigestScheduler
 
 log = logging.getLogger("byline.alerts")
 

@@ -5,7 +5,7 @@ A schedule is ``daily 09:00 [TZ]``, ``weekly mon 09:00 [TZ]`` or a five-field cr
 channel's local wall-clock time with croniter and only then turned into UTC with zoneinfo, so
 "09:00 Europe/London" stays 09:00 on both sides of a daylight-saving change.
 
-The loop is restart-safe: each run is claimed in the history (``bot/digest_store.py``) before
+The loop is restart-safe: each run is claimed in the history (``bot/state/digests.py``) before
 it is posted, keyed by its due time, so it is posted at most once; a run missed while Byline
 was down is posted once at start, marked late; a channel whose post fails is logged and
 reported in ``/digest status`` and never holds up the others.
@@ -24,16 +24,15 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from croniter import CroniterError, croniter
 
-from retrieval.digest import added_at_text, build_digest, parse_added_at
+from bot.commands.scope import scope_of_channel
+from bot.delivery import DeliveryError, Poster
+from bot.replies import DigestReply
+from bot.service import shown
+from bot.state.digests import EMPTY, FAILED, SENDING, SENT, DigestStore, Subscription
+from retrieval.features.digest import added_at_text, build_digest, parse_added_at
 from retrieval.library import Library
 from retrieval.models import Digest
 from retrieval.scope import ResolvedScope
-
-from .delivery import DeliveryError, Poster
-from .digest_store import EMPTY, FAILED, SENDING, SENT, DigestStore, Subscription
-from .replies import DigestReply
-from .scope_commands import scope_of_channel
-from .service import shown
 
 log = logging.getLogger("byline.digest")
 

@@ -14,17 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from retrieval.feeds import poll_feeds
-from retrieval.fetch import Fetcher
+from bot.health import HEALTH
+from bot.service import Service
+from retrieval.ingest.feeds import poll_feeds
+from retrieval.ingest.fetch import Fetcher
+from retrieval.ingest.web import INGEST_LOCK
 from retrieval.library import Library
-from retrieval.loader import skip_message
-from retrieval.web import INGEST_LOCK
-
-from .health import HEALTH
-from .service import Service
+from retrieval.reading.loader import skip_message
 
 if TYPE_CHECKING:
-    from .config import Settings
+    from bot.config import Settings
 
 log = logging.getLogger("byline.poller")
 

@@ -3,9 +3,9 @@
 Off unless ``BYLINE_GAPS_DIGEST_CHANNEL`` names one or more admin channels
 (``slack:C0123ABC,discord:123456789012345678``); it runs on ``BYLINE_GAPS_DIGEST_SCHEDULE``
 (default ``weekly mon 09:00``, in ``BYLINE_TIMEZONE``) and posts the top ten groups of gaps
-(``bot/gaps.py``: abstentions and 👎 grouped by similar question) asked since the last report.
+(``bot/commands/gaps.py``: abstentions and 👎 grouped by similar question) asked since the last report.
 
-It is a job of the digest scheduler (``bot/digest_schedule.py``), so it shares its loop and
+It is a job of the digest scheduler (``bot/jobs/digest_schedule.py``), so it shares its loop and
 its restart rule: each run is claimed in the digest history before it is posted, keyed by its
 due time, so a week is posted at most once, a restart never posts it again, and a week missed
 while Byline was down is posted once at start, marked late. A week without gaps posts nothing.
@@ -23,13 +23,12 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from retrieval.digest import added_at_text, parse_added_at, window_label
-
-from .delivery import DeliveryError
-from .digest_schedule import LATE_AFTER, DigestScheduler, RunOutcome, Schedule, ScheduleError, parse_schedule
-from .digest_store import EMPTY, FAILED, SENDING, SENT
-from .gaps import CHAT_GROUPS, Embed, Gap, GapStore, gaps_text, group_gaps
-from .replies import TextReply
+from bot.commands.gaps import CHAT_GROUPS, Embed, Gap, GapStore, gaps_text, group_gaps
+from bot.delivery import DeliveryError
+from bot.jobs.digest_schedule import LATE_AFTER, DigestScheduler, RunOutcome, Schedule, ScheduleError, parse_schedule
+from bot.replies import TextReply
+from bot.state.digests import EMPTY, FAILED, SENDING, SENT
+from retrieval.features.digest import added_at_text, parse_added_at, window_label
 
 log = logging.getLogger("byline.gaps")
 

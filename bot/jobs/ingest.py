@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from bot.output import plural
 from retrieval.library import IngestReport
 from retrieval.models import ArticleDraft
-
-from .cli_output import plural
 
 FORMAT_VERSION = 1
 # A job is one Redis message and one worker's work between replies: at most this many articles
@@ -141,8 +140,8 @@ def lost_connection(error: BaseException) -> bool:
     import redis
     from qdrant_client.http.exceptions import ResponseHandlingException
 
-    from retrieval.postgres import DatabaseUnavailable
-    from retrieval.qdrant_index import QdrantUnavailable
+    from retrieval.index.qdrant import QdrantUnavailable
+    from retrieval.storage.postgres import DatabaseUnavailable
 
     connection_errors = (
         ConnectionError,  # the OSError family: refused, reset, broken pipe

@@ -26,12 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from retrieval.errors import BylineError, UnreadableArticle
-from retrieval.library import IngestReport
-from retrieval.loader import iter_article_files, not_an_article_file, read_article_file
-from retrieval.models import ArticleDraft
-
-from .ingest_jobs import (
+from bot.jobs.ingest import (
     MAX_BACKOFF_MS,
     MAX_RETRIES,
     MIN_BACKOFF_MS,
@@ -44,16 +39,19 @@ from .ingest_jobs import (
     should_retry,
     split_jobs,
 )
-from .redis_client import describe
+from bot.state.redis_client import describe
+from retrieval.errors import BylineError, UnreadableArticle
+from retrieval.library import IngestReport
+from retrieval.models import ArticleDraft
+from retrieval.reading.loader import iter_article_files, not_an_article_file, read_article_file
 
 if TYPE_CHECKING:
     import dramatiq
     import redis
 
-    from retrieval.fetch import Fetcher
+    from bot.config import Settings
+    from retrieval.ingest.fetch import Fetcher
     from retrieval.library import Library
-
-    from .config import Settings
 
 log = logging.getLogger("byline.ingest_queue")
 
@@ -118,7 +116,7 @@ class IngestQueue:
         from dramatiq.brokers.redis import RedisBroker
         from dramatiq.middleware import CurrentMessage
 
-        from .redis_client import redis_client
+        from bot.state.redis_client import redis_client
 
         self.where = describe(redis_url)
         self.client = redis_client(redis_url)
@@ -269,13 +267,13 @@ class JobRunner:
         if job.drafts:
             self._store(job.drafts, report, progress)
         if job.urls:
-            from retrieval.web import ingest_urls
+            from retrieval.ingest.web import ingest_urls
 
             merge(report, ingest_urls(self.library, job.urls, self.fetcher))
 
     def _store(self, drafts: list[ArticleDraft], report: IngestReport, progress: Progress) -> None:
-        from retrieval.dedup import NearDuplicates, merge_near_duplicates
-        from retrieval.web import INGEST_LOCK
+        from retrieval.ingest.web import INGEST_LOCK
+        from retrieval.reading.dedup import NearDuplicates, merge_near_duplicates
 
         # As ``Library.ingest`` does for files: near-duplicates are reported, not stored. Checked
         # under the cluster's writer lock, so that jobs on two workers see each other's articles.

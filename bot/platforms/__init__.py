@@ -2,6 +2,6 @@
 platform (``slack``, ``discord``, ``terminal``), each registering itself; see docs/architecture.md,
 "Adding a platform". Importing this package loads none of them: ``base.load()`` does, when serve asks."""
 
-from .base import BackgroundRun, Platform, PlatformBase, configured, load, register, registered, unregister
+from bot.platforms.base import BackgroundRun, Platform, PlatformBase, configured, load, register, registered, unregister
 
 __all__ = ["BackgroundRun", "Platform", "PlatformBase", "configured", "load", "register", "registered", "unregister"]

@@ -21,12 +21,12 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from ..delivery import Poster
+from bot.delivery import Poster
 
 if TYPE_CHECKING:
-    from ..config import Settings
-    from ..replies import Reply
-    from ..service import Service
+    from bot.config import Settings
+    from bot.replies import Reply
+    from bot.service import Service
 
 log = logging.getLogger("byline.platforms")
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar, assert_never
 
-from ..replies import (
+from bot.replies import (
     AnswerReply,
     DigestReply,
     PassagesReply,

@@ -9,12 +9,12 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .base import PlatformBase, register
+from bot.platforms.base import PlatformBase, register
 
 if TYPE_CHECKING:
-    from ..config import Settings
-    from ..replies import Reply
-    from ..service import Service
+    from bot.config import Settings
+    from bot.replies import Reply
+    from bot.service import Service
 
 log = logging.getLogger("byline.serve")
 
@@ -30,7 +30,7 @@ class TerminalPlatform(PlatformBase):
         return sys.stdin.isatty()
 
     def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
-        from ..terminal import chat
+        from bot.terminal import chat
 
         log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
         # serve warms the model itself, in the background, as for every platform.
@@ -42,6 +42,6 @@ class TerminalPlatform(PlatformBase):
             print(f"\n{text}\n", file=sys.stdout, flush=True)
 
     def render(self, reply: Reply) -> Sequence[object]:
-        from ..terminal import render
+        from bot.terminal import render
 
         return [render(reply)]

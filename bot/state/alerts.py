@@ -1,9 +1,9 @@
 """Quote alert subscriptions and the log of alerts sent, in the bot's state store (tables of
-``bot/state.py``'s alerts migration), over SQLite or PostgreSQL.
+``bot/state/store.py``'s alerts migration), over SQLite or PostgreSQL.
 
 Every subscription carries its tenant (``bot/tenancy.py``: the Slack workspace, the Discord
 server, or the operator for the CLI) and every read a user can cause filters by it. The alert
-job (``bot/alerts.py``) is the operator's own process and reads them all to deliver them.
+job (``bot/jobs/alerts.py``) is the operator's own process and reads them all to deliver them.
 
 An alert is *claimed* in the sent log before it is posted, keyed by (subscription, article
 checksum, quote span) and by (subscription, the quote's words): the database's unique keys, not
@@ -18,10 +18,9 @@ import hashlib
 import sqlite3
 from dataclasses import dataclass
 
-from retrieval.database import Cursor, Row
-from retrieval.store import utc_now
-
-from .state import BotState
+from bot.state.store import BotState
+from retrieval.storage.database import Cursor, Row
+from retrieval.storage.store import utc_now
 
 # Statuses of a claimed alert.
 SENDING, SENT, FAILED = "sending", "sent", "failed"

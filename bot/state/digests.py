@@ -1,4 +1,4 @@
-"""Digest subscriptions and run history, in the bot's state file (tables from ``bot/state.py``).
+"""Digest subscriptions and run history, in the bot's state file (tables from ``bot/state/store.py``).
 
 A scheduled run is *claimed* before anything is posted: one row per (channel, due time), kept
 unique by the database. A second process, a second pass or a restart that finds the row never
@@ -11,10 +11,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from retrieval.database import Cursor, Row
-from retrieval.store import utc_now
-
-from .state import BotState
+from bot.state.store import BotState
+from retrieval.storage.database import Cursor, Row
+from retrieval.storage.store import utc_now
 
 # Statuses of a run: claimed, then one of the three outcomes.
 SENDING, SENT, EMPTY, FAILED = "sending", "sent", "empty", "failed"

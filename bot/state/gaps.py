@@ -1,5 +1,5 @@
-"""The ``gaps`` table (created by ``bot/state.py``): every abstention and every 👎, kept so that
-``bot/gaps.py`` can group and list what Byline couldn't answer.
+"""The ``gaps`` table (created by ``bot/state/store.py``): every abstention and every 👎, kept so that
+``bot/commands/gaps.py`` can group and list what Byline couldn't answer.
 
 A companion of ``BotState`` as ``digest_store.py`` is: all of the table's SQL is here, and the
 grouping, the chat command and the terminal commands in ``gaps.py`` call these methods.
@@ -12,13 +12,12 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from bot.state.store import BotState
 from retrieval.models import Answer
-from retrieval.store import utc_now
-
-from .state import BotState
+from retrieval.storage.store import utc_now
 
 if TYPE_CHECKING:
-    from .service import Asker
+    from bot.service import Asker
 
 # The passages kept with a gap: the closest ones, or those a judged answer cited.
 CLOSEST_KEPT = 3

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from retrieval.postgres import PostgresEngine, lock_key
+from retrieval.storage.postgres import PostgresEngine, lock_key
 
 log = logging.getLogger("byline.leader")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import redis
 
-from .event_dedupe import EVENT_TTL_S, KEY_PREFIX, RecentIds
-from .redis_client import Outage
+from bot.state.event_dedupe import EVENT_TTL_S, KEY_PREFIX, RecentIds
+from bot.state.redis_client import Outage
 
 
 class RedisEventDedupe:

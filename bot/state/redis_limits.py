@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import redis
 
-from .limits import LimitSettings, RateLimiter
-from .redis_client import Outage
+from bot.limits import LimitSettings, RateLimiter
+from bot.state.redis_client import Outage
 
 KEY_PREFIX = "byline:limit:"
 # Kept past the moment a bucket is full again, for workers whose clocks differ a little.

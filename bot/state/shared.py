@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.config import Settings
+from bot.limits import Limiter, RateLimiter
+from bot.state.event_dedupe import EventDedupe, RecentIds
 from retrieval.errors import BylineError
-
-from .config import Settings
-from .event_dedupe import EventDedupe, RecentIds
-from .limits import Limiter, RateLimiter
 
 if TYPE_CHECKING:
     import redis
@@ -32,7 +31,7 @@ def connect(url: str) -> redis.Redis:
     try:
         import redis
 
-        from .redis_client import describe, redis_client
+        from bot.state.redis_client import describe, redis_client
     except ImportError:
         raise SharedStateUnavailable(
             "BYLINE_REDIS_URL needs the redis client, which is not installed: run `pip install -e '.[cluster]'`."
@@ -53,7 +52,7 @@ def shared_dedupe(settings: Settings) -> EventDedupe:
     """Slack event ids seen: in Redis when ``settings.redis_url`` is set, else in this process."""
     if not settings.redis_url:
         return RecentIds()
-    from .redis_dedupe import RedisEventDedupe
+    from bot.state.redis_dedupe import RedisEventDedupe
 
     return RedisEventDedupe(connect(settings.redis_url))
 
@@ -62,6 +61,6 @@ def shared_limiter(settings: Settings) -> Limiter:
     """Rate-limit buckets: in Redis when ``settings.redis_url`` is set, else in this process."""
     if not settings.redis_url:
         return RateLimiter(settings.limits)
-    from .redis_limits import RedisRateLimiter
+    from bot.state.redis_limits import RedisRateLimiter
 
     return RedisRateLimiter(connect(settings.redis_url), settings.limits)

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.backend import Backend
-from retrieval.database import Database
-from retrieval.store import utc_now
+from retrieval.storage.database import Database
+from retrieval.storage.store import utc_now
 
 STATE_FILE = "state.sqlite3"
 
@@ -51,7 +51,7 @@ _MIGRATIONS = [
     );
     CREATE INDEX conversations_key ON conversations(key, asked_at);
     """,
-    # Digests (bot/digest_store.py): one subscription per channel, and every run, so that a
+    # Digests (bot/state/digests.py): one subscription per channel, and every run, so that a
     # restart neither loses nor repeats a scheduled digest.
     """
     CREATE TABLE digest_subscriptions (
@@ -82,8 +82,8 @@ _MIGRATIONS = [
     CREATE UNIQUE INDEX digest_runs_due ON digest_runs(platform, channel_id, due_at) WHERE kind = 'scheduled';
     CREATE INDEX digest_runs_channel ON digest_runs(platform, channel_id, id);
     """,
-    # Question channels (bot/autoreply.py), shared private answers (one share each, so a second
-    # click cannot post it twice), and what Byline could not answer (bot/gaps.py): every
+    # Question channels (bot/commands/autoreply.py), shared private answers (one share each, so a second
+    # click cannot post it twice), and what Byline could not answer (bot/commands/gaps.py): every
     # abstention and every thumbs-down, kept apart from ``answers`` so that a report survives
     # the answers it came from being pruned.
     """
@@ -117,7 +117,7 @@ _MIGRATIONS = [
     CREATE INDEX gaps_created ON gaps(created_at);
     CREATE UNIQUE INDEX gaps_one_vote ON gaps(answer_id, platform, user_id) WHERE kind = 'downvoted';
     """,
-    # Slack installations in many workspaces (bot/slack_installations.py). ``sealed`` is the whole
+    # Slack installations in many workspaces (bot/platforms/slack/installations.py). ``sealed`` is the whole
     # installation (every token, the webhook URL) encrypted with BYLINE_TOKEN_KEY; only the ids
     # needed to find it are in the clear. OAuth ``state`` values live until used or expired, and
     # each channel's workspace is kept so that a digest can be posted with that workspace's token.
@@ -143,7 +143,7 @@ _MIGRATIONS = [
         seen_at TEXT NOT NULL
     );
     """,
-    # Per-channel scopes (bot/scope_commands.py): which sources answer in a channel, as the
+    # Per-channel scopes (bot/commands/scope.py): which sources answer in a channel, as the
     # JSON of ``retrieval.scope.Scope``; no row means the whole library.
     """
     CREATE TABLE channel_scopes (
@@ -176,7 +176,7 @@ _MIGRATIONS = [
     CREATE INDEX gaps_tenant ON gaps(tenant, created_at);
     CREATE INDEX conversations_tenant_key ON conversations(tenant, key, asked_at);
     """,
-    # Quote alerts (bot/alert_store.py, bot/alerts.py): a channel's subscriptions to a person's new
+    # Quote alerts (bot/state/alerts.py, bot/jobs/alerts.py): a channel's subscriptions to a person's new
     # quotes, each with its tenant, and the log of quotes sent, claimed before posting and unique per
     # (subscription, article checksum, quote span) and per (subscription, the quote's words), so that
     # no restart, new leader or re-ingest of an article posts a quote twice.

@@ -4,8 +4,8 @@
 passages; ``passages_for`` gives an answer's cited passages.
 """
 
-from ..ranking import TUNING, Tuning
-from .compose import passages_for
-from .pipeline import answer_question, search_passages
+from retrieval.answering.compose import passages_for
+from retrieval.answering.pipeline import answer_question, search_passages
+from retrieval.ranking import TUNING, Tuning
 
 __all__ = ["TUNING", "Tuning", "answer_question", "passages_for", "search_passages"]

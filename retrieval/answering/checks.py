@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ranking import Tuning
+from retrieval.ranking import Tuning
 
 
 @dataclass(frozen=True)

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..citations import CitationNumbers, citation_of
-from ..models import Answer, AnswerSpan, Citation, Passage, Quote, SearchHit, Sentence
-from ..ranking import Tuning, _rank_passages
-from ..render import render_plain
-from ..scope import articles_phrase
-from .checks import Refusal
-from .question import Question
+from retrieval.answering.checks import Refusal
+from retrieval.answering.question import Question
+from retrieval.citations import CitationNumbers, citation_of
+from retrieval.models import Answer, AnswerSpan, Citation, Passage, Quote, SearchHit, Sentence
+from retrieval.ranking import Tuning, _rank_passages
+from retrieval.render import render_plain
+from retrieval.scope import articles_phrase
 
 if TYPE_CHECKING:
-    from ..library import Library
-    from ..scope import ResolvedScope
+    from retrieval.library import Library
+    from retrieval.scope import ResolvedScope
 
 
 def abstain(

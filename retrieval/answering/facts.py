@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..models import Sentence
-from ..ranking import _NEW_NAME, _NUMBER_WORDS, FIGURE, NOT_A_NAME, Tuning, _Scored, answer_hint, answer_type
-from ..text import search_tokens
-from .names import question_name_tokens, variant_in
+from retrieval.answering.names import question_name_tokens, variant_in
+from retrieval.models import Sentence
+from retrieval.ranking import _NEW_NAME, _NUMBER_WORDS, FIGURE, NOT_A_NAME, Tuning, _Scored, answer_hint, answer_type
+from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from retrieval.library import Library
 
 _AUXILIARY = r"(?:do|does|did|is|are|was|were|has|have|had|will|would|could|can|should|may|might)"
 

@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from typing import TYPE_CHECKING
 
-from ..people import one_edit_apart
-from ..text import search_tokens
+from retrieval.reading.people import one_edit_apart
+from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from retrieval.library import Library
 
 QUESTION_WORDS = frozenset("what who whom whose which when where why how did does do is are was were can could".split())
 

@@ -12,17 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..citations import CitationNumbers
-from ..errors import BadQuestion
-from ..models import Answer, AnswerSpan, Quote, SearchHit, Sentence
-from ..ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
-from ..scope import articles_phrase
-from ..text import search_tokens
-from . import checks
-from .checks import Refusal
-from .compose import abstain, finish, hits, quote_speaker
-from .events import asked_events, unreported
-from .facts import (
+from retrieval.answering import checks
+from retrieval.answering.checks import Refusal
+from retrieval.answering.compose import abstain, finish, hits, quote_speaker
+from retrieval.answering.events import asked_events, unreported
+from retrieval.answering.facts import (
     asks_for_outcome,
     best_of_story,
     choose_sentences,
@@ -35,10 +29,10 @@ from .facts import (
     with_the_story_detail,
     words_besides_names,
 )
-from .names import MissingTerms, names_absent
-from .question import MAX_QUESTION_CHARS, Question, may_name_someone, parse, with_context
-from .read import active_reader, read_quotes, read_sentences
-from .speaker import (
+from retrieval.answering.names import MissingTerms, names_absent
+from retrieval.answering.question import MAX_QUESTION_CHARS, Question, may_name_someone, parse, with_context
+from retrieval.answering.read import active_reader, read_quotes, read_sentences
+from retrieval.answering.speaker import (
     RankedQuote,
     articles_in_speaker_quotes,
     choose_quotes,
@@ -46,11 +40,17 @@ from .speaker import (
     rank_quotes,
     reports_speech_of,
 )
-from .who import resolve_speakers
+from retrieval.answering.who import resolve_speakers
+from retrieval.citations import CitationNumbers
+from retrieval.errors import BadQuestion
+from retrieval.models import Answer, AnswerSpan, Quote, SearchHit, Sentence
+from retrieval.ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
+from retrieval.reading.text import search_tokens
+from retrieval.scope import articles_phrase
 
 if TYPE_CHECKING:
-    from ..library import Library
-    from ..scope import ResolvedScope
+    from retrieval.library import Library
+    from retrieval.scope import ResolvedScope
 
 
 def check_question(question: str) -> None:

@@ -13,15 +13,15 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
-from ..models import Sentence
-from ..ranking import Tuning, _Scored
-from . import checks
-from .reader import MAX_CANDIDATES, Reader, reader_mode, shared_reader
-from .reader_input import candidate_text, neighbours
-from .speaker import RankedQuote
+from retrieval.answering import checks
+from retrieval.answering.reader import MAX_CANDIDATES, Reader, reader_mode, shared_reader
+from retrieval.answering.reader_input import candidate_text, neighbours
+from retrieval.answering.speaker import RankedQuote
+from retrieval.models import Sentence
+from retrieval.ranking import Tuning, _Scored
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from retrieval.library import Library
 
 T = TypeVar("T", _Scored, RankedQuote)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..models import Sentence
+from retrieval.models import Sentence
 
 # Characters of context kept on each side: at ~4.5 characters a token this keeps the pair under
 # the reader's 128 tokens with room for the question, so the tokenizer rarely has to cut.

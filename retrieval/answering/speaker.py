@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..models import Quote, Sentence
-from ..people import SPEECH_VERBS
-from ..ranking import Tuning, _overlap, _rank_passages
-from ..text import search_tokens, without_accents
-from .names import MissingTerms
+from retrieval.answering.names import MissingTerms
+from retrieval.models import Quote, Sentence
+from retrieval.ranking import Tuning, _overlap, _rank_passages
+from retrieval.reading.people import SPEECH_VERBS
+from retrieval.reading.text import search_tokens, without_accents
 
 if TYPE_CHECKING:
-    from ..library import Library
-    from ..scope import ResolvedScope
+    from retrieval.library import Library
+    from retrieval.scope import ResolvedScope
 
 _SPEECH = re.compile(rf"\b(?:{SPEECH_VERBS}|according to)\b")
 # How many words may stand between a name and its speech verb: "Volkswagen, meanwhile, says",

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..people import is_title_word, one_edit_apart
-from ..text import without_accents
-from .names import letters_swapped
+from retrieval.answering.names import letters_swapped
+from retrieval.reading.people import is_title_word, one_edit_apart
+from retrieval.reading.text import without_accents
 
 if TYPE_CHECKING:
-    from ..library import Library
+    from retrieval.library import Library
 
 # Words that are never part of how a stored speaker is named.
 _NOT_NAME_WORDS = frozenset(

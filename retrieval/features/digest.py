@@ -4,7 +4,7 @@ Platform-neutral: ``build_digest`` returns a ``Digest`` that every adapter rende
 (``Digest.text`` is the plain-text rendering, used by the terminal and as fallback text).
 
 How stories are found: a story is one event (same actors, same place, same time), decided for
-each pair of articles by ``retrieval/story.py`` (the same sentences restated, or alike articles
+each pair of articles by ``retrieval/reading/story.py`` (the same sentences restated, or alike articles
 naming the same people and dates; no conflicting places or publication dates) and grouped by
 complete link. The other articles of a story are
 shown under it as "also in: …", never as stories of their own. ``cluster`` is the older topic
@@ -23,13 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from .citations import CitationNumbers
-from .library import Library
-from .models import AnswerSpan, Article, Digest, DigestStory, Quote, Sentence
-from .render import CLOSE_QUOTE, OPEN_QUOTE, citation_line, format_date
-from .scope import ResolvedScope, articles_added
-from .story import StoryFeatures, article_features, group_stories
-from .text import search_tokens
+from retrieval.citations import CitationNumbers
+from retrieval.library import Library
+from retrieval.models import AnswerSpan, Article, Digest, DigestStory, Quote, Sentence
+from retrieval.reading.story import StoryFeatures, article_features, group_stories
+from retrieval.reading.text import search_tokens
+from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, citation_line, format_date
+from retrieval.scope import ResolvedScope, articles_added
 
 # The older topic clustering (``cluster``): similarity of two article groups above which they
 # were one story. Calibrated on BBC News

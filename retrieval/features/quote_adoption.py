@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .answering.speaker import reports_speech_of
-from .models import Quote, Sentence
+from retrieval.answering.speaker import reports_speech_of
+from retrieval.models import Quote, Sentence
 
 if TYPE_CHECKING:
-    from .library import Library
+    from retrieval.library import Library
 
 
 def adopted_quotes(library: Library, speakers: list[str], ranges: np.ndarray) -> tuple[np.ndarray, dict[int, Quote]]:

@@ -26,15 +26,24 @@ import threading
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from .citations import citation_of
-from .errors import BylineError
-from .library import Library
-from .models import AnswerSpan, Article, Citation, Quote
-from .quote_index import quote_index
-from .quote_speakers import named_before, one_quote, paragraph_of, same_person, speaker_of
-from .quote_text import Alignment, AskedQuote, Difference, Word, align, find_exact, parse_asked, words_of
-from .scope import ResolvedScope
-from .text import search_tokens
+from retrieval.citations import citation_of
+from retrieval.errors import BylineError
+from retrieval.features.quote_index import quote_index
+from retrieval.features.quote_speakers import named_before, one_quote, paragraph_of, same_person, speaker_of
+from retrieval.features.quote_text import (
+    Alignment,
+    AskedQuote,
+    Difference,
+    Word,
+    align,
+    find_exact,
+    parse_asked,
+    words_of,
+)
+from retrieval.library import Library
+from retrieval.models import AnswerSpan, Article, Citation, Quote
+from retrieval.reading.text import search_tokens
+from retrieval.scope import ResolvedScope
 
 Verdict = Literal["verbatim", "altered", "misattributed", "not_found"]
 

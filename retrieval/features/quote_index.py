@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .library import Library
-from .quote_text import Word, words_of
+from retrieval.features.quote_text import Word, words_of
+from retrieval.library import Library
 
 RUN = 3
 

@@ -13,11 +13,11 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .citations import CitationNumbers
-from .digest import render_digest
-from .models import AnswerSpan, Digest, DigestStory
-from .quote_timeline import Timeline, TimelineQuote, article_date
-from .render import field_text, format_date, lookalike
+from retrieval.citations import CitationNumbers
+from retrieval.features.digest import render_digest
+from retrieval.features.quote_timeline import Timeline, TimelineQuote, article_date
+from retrieval.models import AnswerSpan, Digest, DigestStory
+from retrieval.render import field_text, format_date, lookalike
 
 PAGE_SIZE = 8
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-from .library import Library
-from .models import Article, Quote
-from .people import SPEECH_VERBS, strip_honorific
-from .quote_text import words_of
-from .text import paragraphs
+from retrieval.features.quote_text import words_of
+from retrieval.library import Library
+from retrieval.models import Article, Quote
+from retrieval.reading.people import SPEECH_VERBS, strip_honorific
+from retrieval.reading.text import paragraphs
 
 # How far before words attributed to nobody their speaker may be named (paragraphs).
 NAMED_NEARBY = 2

@@ -22,17 +22,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .answering.who import name_words, resolve_speakers
-from .digest import digest_items
-from .models import Article, Quote
-from .quote_adoption import adopted_quotes
-from .quote_topics import TopicMatcher, TopicScore
-from .story import group_stories
-from .text import words
+from retrieval.answering.who import name_words, resolve_speakers
+from retrieval.features.digest import digest_items
+from retrieval.features.quote_adoption import adopted_quotes
+from retrieval.features.quote_topics import TopicMatcher, TopicScore
+from retrieval.models import Article, Quote
+from retrieval.reading.story import group_stories
+from retrieval.reading.text import words
 
 if TYPE_CHECKING:
-    from .library import Library
-    from .scope import ResolvedScope
+    from retrieval.library import Library
+    from retrieval.scope import ResolvedScope
 
 # Story grouping reads every article's sentences and runs the NER model over them; past this
 # many articles (a prime minister's thousand) each article is its own group, which stays fast.

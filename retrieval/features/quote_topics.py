@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .text import search_tokens
+from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
-    from .library import Library
+    from retrieval.library import Library
 
 # Sentences averaged for an article's relevance: enough that one passing mention does not count.
 ARTICLE_SENTENCES = 3

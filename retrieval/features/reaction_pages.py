@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .citations import CitationNumbers
-from .digest import render_digest
-from .models import Digest, DigestStory
-from .quote_pages import quote_span, user_words
-from .quote_timeline import article_date
-from .reactions import Reaction, Reactions
+from retrieval.citations import CitationNumbers
+from retrieval.features.digest import render_digest
+from retrieval.features.quote_pages import quote_span, user_words
+from retrieval.features.quote_timeline import article_date
+from retrieval.features.reactions import Reaction, Reactions
+from retrieval.models import Digest, DigestStory
 
 _GROUPS = (("person", "People"), ("organisation", "Organisations"))
 

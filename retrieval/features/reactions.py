@@ -18,16 +18,16 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from .answering import search_passages
-from .entities import NOT_PERSON_LABELS, entity_spans
-from .models import Article, Quote
-from .people import UNNAMED_ROLES
-from .quote_timeline import TimelineQuote, newest_first
-from .quote_topics import TopicMatcher, TopicScore
+from retrieval.answering import search_passages
+from retrieval.features.quote_timeline import TimelineQuote, newest_first
+from retrieval.features.quote_topics import TopicMatcher, TopicScore
+from retrieval.models import Article, Quote
+from retrieval.reading.entities import NOT_PERSON_LABELS, entity_spans
+from retrieval.reading.people import UNNAMED_ROLES
 
 if TYPE_CHECKING:
-    from .library import Library
-    from .scope import ResolvedScope
+    from retrieval.library import Library
+    from retrieval.scope import ResolvedScope
 
 # Passages the topic is searched in; their articles are the candidates.
 SEARCHED_PASSAGES = 40

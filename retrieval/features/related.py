@@ -36,12 +36,12 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from typing import TYPE_CHECKING
 
-from .answering.question import parse
-from .models import Answer, Sentence
+from retrieval.answering.question import parse
+from retrieval.models import Answer, Sentence
 
 if TYPE_CHECKING:
-    from .library import Library
-    from .scope import Scope
+    from retrieval.library import Library
+    from retrieval.scope import Scope
 
 MAX_RELATED = 3
 # Candidates asked per answer. A speaker check with no topic costs ~1 ms (no embedding); a fact

@@ -13,8 +13,8 @@ import math
 import faiss
 import numpy as np
 
-from .embedder import DIMENSION
-from .ports import IdSet
+from retrieval.index.embedder import DIMENSION
+from retrieval.ports import IdSet
 
 # One FAISS thread per search: Byline searches one query at a time from each of a few
 # retrieval workers, and OpenMP's thread start-up costs more than it saves on one query

@@ -26,10 +26,10 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .dense import DenseIndex
-from .errors import BylineError
-from .ports import KeywordIndex, VectorIndex
-from .sparse import SparseIndex
+from retrieval.errors import BylineError
+from retrieval.index.dense import DenseIndex
+from retrieval.index.sparse import SparseIndex
+from retrieval.ports import KeywordIndex, VectorIndex
 
 BACKEND_VARIABLE = "BYLINE_VECTOR_BACKEND"
 KEYWORD_BACKEND_VARIABLE = "BYLINE_KEYWORD_BACKEND"
@@ -54,7 +54,7 @@ def _faiss(data_dir: Path, environ: Mapping[str, str]) -> VectorIndex:
 
 def _qdrant(data_dir: Path, environ: Mapping[str, str]) -> VectorIndex:
     try:
-        from .qdrant_index import QdrantIndex
+        from retrieval.index.qdrant import QdrantIndex
     except ImportError:
         raise UnknownBackend(
             f"{BACKEND_VARIABLE}=qdrant needs qdrant-client, which is not installed: "
@@ -104,7 +104,7 @@ def _bm25(data_dir: Path, environ: Mapping[str, str]) -> KeywordIndex:
 
 def _qdrant_keywords(data_dir: Path, environ: Mapping[str, str]) -> KeywordIndex:
     try:
-        from .qdrant_keywords import QdrantKeywordIndex
+        from retrieval.index.qdrant_keywords import QdrantKeywordIndex
     except ImportError:
         raise UnknownBackend(
             f"{KEYWORD_BACKEND_VARIABLE}=qdrant needs qdrant-client, which is not installed: "

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import write_bytes_atomically
-from .dense import DenseIndex
-from .ports import FileKeywordIndex, FileVectorIndex, KeywordIndex, VectorIndex
-from .sparse import OldFormat, SparseIndex, StoreMismatch
-from .store import Store
+from retrieval.index.dense import DenseIndex
+from retrieval.index.sparse import OldFormat, SparseIndex, StoreMismatch
+from retrieval.ports import FileKeywordIndex, FileVectorIndex, KeywordIndex, VectorIndex
+from retrieval.storage.atomic import write_bytes_atomically
+from retrieval.storage.store import Store
 
 DENSE_FILE = "sentences.faiss"
 SPARSE_FILE = "passages.bm25"

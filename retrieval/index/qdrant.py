@@ -17,10 +17,10 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException
 
-from .embedder import DIMENSION
-from .errors import BylineError
-from .ports import IdSet
-from .postgres import redacted
+from retrieval.errors import BylineError
+from retrieval.index.embedder import DIMENSION
+from retrieval.ports import IdSet
+from retrieval.storage.postgres import redacted
 
 SENTENCES = "sentences"
 # Points per upsert request: a server request of 512 384-d vectors is ~1.5 MB of JSON.

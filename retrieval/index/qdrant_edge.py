@@ -34,10 +34,9 @@ from typing import Any, cast
 import numpy as np
 import qdrant_edge as edge
 
-from .embedder import DIMENSION
-from .ports import IdSet
-from .qdrant_index import UPSERT_BATCH, QdrantUnavailable
-from .qdrant_keywords import (
+from retrieval.index.embedder import DIMENSION
+from retrieval.index.qdrant import UPSERT_BATCH, QdrantUnavailable
+from retrieval.index.qdrant_keywords import (
     EMPTY_STATS,
     STATS_ID,
     VECTOR,
@@ -49,6 +48,7 @@ from .qdrant_keywords import (
     stats_after_remove,
     term_id,
 )
+from retrieval.ports import IdSet
 
 SCROLL_PAGE = 2048
 # Search threads per shard: one, for the reason FAISS gets one (``dense.SEARCH_THREADS``): one

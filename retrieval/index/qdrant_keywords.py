@@ -56,8 +56,8 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException
 
-from .ports import IdSet
-from .qdrant_index import QdrantUnavailable, _no_url, open_client
+from retrieval.index.qdrant import QdrantUnavailable, _no_url, open_client
+from retrieval.ports import IdSet
 
 PASSAGES = "passages"
 TERMS = "terms"

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .embedder import MAX_WORDS_PER_TEXT
-from .models import Paragraph
-from .text import sentence_spans
+from retrieval.index.embedder import MAX_WORDS_PER_TEXT
+from retrieval.models import Paragraph
+from retrieval.reading.text import sentence_spans
 
 # About 240 word pieces: inside the model's 256-token window with room for punctuation.
 MAX_PASSAGE_WORDS = 180

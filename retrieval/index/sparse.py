@@ -15,7 +15,7 @@ from collections import Counter
 
 import numpy as np
 
-from .ports import IdSet
+from retrieval.ports import IdSet
 
 # v2: accents folded in search tokens. v3: an .npz of integer arrays and a JSON header, not a
 # pickle. A file of an older version is rebuilt from the store.

@@ -28,14 +28,14 @@ from urllib.parse import urljoin
 
 import lxml.html
 
-from .errors import BylineError
-from .feed_store import Feed, FeedStore
-from .fetch import Fetcher
-from .library import IngestReport, Library
-from .models import ArticleDraft
-from .netguard import check_url
-from .store import Store
-from .web import FetchedPage, fetch_page, normalise_url, remember_pages, store_drafts, stored_keys
+from retrieval.errors import BylineError
+from retrieval.ingest.fetch import Fetcher
+from retrieval.ingest.netguard import check_url
+from retrieval.ingest.web import FetchedPage, fetch_page, normalise_url, remember_pages, store_drafts, stored_keys
+from retrieval.library import IngestReport, Library
+from retrieval.models import ArticleDraft
+from retrieval.storage.feeds import Feed, FeedStore
+from retrieval.storage.store import Store
 
 log = logging.getLogger("byline.feeds")
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
 
-from .errors import BylineError
-from .netguard import Allowlist, BlockedURL, FetchError, Target, check_url
+from retrieval.errors import BylineError
+from retrieval.ingest.netguard import Allowlist, BlockedURL, FetchError, Target, check_url
 
 log = logging.getLogger("byline.fetch")
 

@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .dedup import NearDuplicates, merge_near_duplicates
-from .errors import UnreadableArticle
-from .loader import iter_article_files, not_an_article_file, read_article_file
+from retrieval.errors import UnreadableArticle
+from retrieval.reading.dedup import NearDuplicates, merge_near_duplicates
+from retrieval.reading.loader import iter_article_files, not_an_article_file, read_article_file
 
 if TYPE_CHECKING:
-    from .library import IngestReport, Library, Progress
+    from retrieval.library import IngestReport, Library, Progress
 
 # Articles per store-and-index step: small enough that progress moves every few seconds, big
 # enough that the embedding batches stay full and the index files are not saved too often.
@@ -31,7 +31,7 @@ def ingest_files(
     """Ingest article files and folders; bad files and near-duplicates are reported, not stored.
 
     ``progress(done, total)`` counts files: each one read, skipped or stored moves it on."""
-    from .library import IngestReport
+    from retrieval.library import IngestReport
 
     report = IngestReport()
     paths = list(paths)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from .errors import BylineError
+from retrieval.errors import BylineError
 
 ALLOWLIST_VARIABLE = "BYLINE_FETCH_ALLOWLIST"
 ALLOWED_SCHEMES = frozenset({"http", "https"})

@@ -16,14 +16,14 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import lxml.html
 
-from .dedup import NearDuplicates, merge_near_duplicates
-from .errors import BylineError, UnreadableArticle
-from .feed_store import WebPageStore
-from .fetch import Fetcher, FetchResult
-from .html import html_to_draft
-from .library import IngestReport, Library
-from .models import ArticleDraft
-from .store import Store
+from retrieval.errors import BylineError, UnreadableArticle
+from retrieval.ingest.fetch import Fetcher, FetchResult
+from retrieval.library import IngestReport, Library
+from retrieval.models import ArticleDraft
+from retrieval.reading.dedup import NearDuplicates, merge_near_duplicates
+from retrieval.reading.html import html_to_draft
+from retrieval.storage.feeds import WebPageStore
+from retrieval.storage.store import Store
 
 log = logging.getLogger("byline.web")
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from .store import Store
-from .text import search_tokens
+from retrieval.reading.text import search_tokens
+from retrieval.storage.store import Store
 
 # About 15 KB per article (a few hundred distinct stems): 1,024 articles is ~15 MB.
 CACHED_ARTICLES = 1024

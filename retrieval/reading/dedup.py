@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .models import ArticleDraft
-from .store import Store
+from retrieval.models import ArticleDraft
+from retrieval.storage.store import Store
 
 NEAR_DUPLICATE = 0.9
 SHINGLE_WORDS = 5

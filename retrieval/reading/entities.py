@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .models import Paragraph
+from retrieval.models import Paragraph
 
 # The entity labels that are never a speaker.
 NOT_PERSON_LABELS = frozenset(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from .errors import UnreadableArticle
-from .models import ArticleDraft
+from retrieval.errors import UnreadableArticle
+from retrieval.models import ArticleDraft
 
 
 def html_to_draft(html: str, key: str, url: str = "") -> ArticleDraft:

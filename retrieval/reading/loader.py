@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .errors import UnreadableArticle
-from .html import html_to_draft
-from .models import ArticleDraft
+from retrieval.errors import UnreadableArticle
+from retrieval.models import ArticleDraft
+from retrieval.reading.html import html_to_draft
 
 SUPPORTED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm"})
 MAX_FILE_BYTES = 20 * 1024 * 1024

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .entities import NotPeople
+from retrieval.reading.entities import NotPeople
 
 HONORIFICS = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Baroness|Prof|Professor|Reverend|Rev|Sen|Gen|Judge)\.?"
 _NAME_WORD = r"(?:[A-Z][a-z]*[’'])?[A-Z][\w’'\-]*[a-z][\w’'\-]*"

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .entities import not_people
-from .models import Paragraph
-from .people import NAME, NOT_PERSON_WORDS, ROLE_NOUNS, SPEECH_VERBS, People, is_title_word
-from .text import STOPWORDS
+from retrieval.models import Paragraph
+from retrieval.reading.entities import not_people
+from retrieval.reading.people import NAME, NOT_PERSON_WORDS, ROLE_NOUNS, SPEECH_VERBS, People, is_title_word
+from retrieval.reading.text import STOPWORDS
 
 # "the company said": an organisation, never resolved to a person.
 ORGANISATION_ROLES = frozenset(

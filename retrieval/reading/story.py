@@ -60,8 +60,8 @@ from datetime import date
 
 import numpy as np
 
-from .entities import entity_spans
-from .models import Sentence
+from retrieval.models import Sentence
+from retrieval.reading.entities import entity_spans
 
 # Best sentence matches averaged: one shared sentence can be boilerplate, three are facts.
 MATCHES = 3

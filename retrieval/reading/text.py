@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from .models import Paragraph
+from retrieval.models import Paragraph
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .store import Store
+from retrieval.storage.store import Store
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The one door to SQL: a store is a ``Database`` on a SQLite file or a PostgreSQL URL.
 
-The stores (``store.Store`` for articles, ``bot.state.BotState`` for the bot's state) are written
+The stores (``store.Store`` for articles, ``bot.state.store.BotState`` for the bot's state) are written
 once, in SQLite's SQL, against the small connection shape below; the location decides the
 engine: a path is the embedded SQLite file (``sqlite.py``, the default), a ``postgresql://`` URL
 is a shared server (``postgres.py``, the cluster backend). Nothing outside the stores opens a
@@ -15,8 +15,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias
 
-from .postgres import DatabaseUnavailable, PostgresEngine, is_database_url
-from .sqlite import SqliteEngine
+from retrieval.storage.postgres import DatabaseUnavailable, PostgresEngine, is_database_url
+from retrieval.storage.sqlite import SqliteEngine
 
 # A result row, read by column name or by position: ``sqlite3.Row`` or ``postgres.Row``.
 Row: TypeAlias = Any

@@ -2,7 +2,7 @@
 and the validators (ETag / Last-Modified) of pages fetched.
 
 The SQL of the ``feeds``, ``feed_items`` and ``web_pages`` tables (``store.py``'s second
-migration) lives here, beside ``Store`` rather than in it, as ``bot/digest_store.py`` does for
+migration) lives here, beside ``Store`` rather than in it, as ``bot/state/digests.py`` does for
 the bot's state: ``feeds.py`` and ``web.py`` decide what to fetch and store, and call these
 methods for the bookkeeping. None of it makes the index files stale (``reindex=False``).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .store import Store, utc_now
+from retrieval.storage.store import Store, utc_now
 
 
 @dataclass(frozen=True)

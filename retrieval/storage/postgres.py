@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .atomic import ReentrantLock
-from .errors import BylineError
+from retrieval.errors import BylineError
+from retrieval.storage.atomic import ReentrantLock
 
 # The advisory lock keys: one for writers, one for migrations, per database (a lock key is
 # database-wide on the server, so it is derived from the store's name to keep stores apart).
@@ -290,7 +290,7 @@ class PostgresEngine:
     def open_session(self, keepalive: bool = False) -> Any:
         """A new psycopg connection (autocommit). ``keepalive``: for a session that holds a lock
         for a long time, TCP keepalives so that the server notices a vanished holder within
-        about 25 s and frees its locks (the leader's, ``bot/leader.py``)."""
+        about 25 s and frees its locks (the leader's, ``bot/state/leader.py``)."""
         try:
             import psycopg
         except ImportError:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .store import Store
+from retrieval.storage.store import Store
 
 
 class ScopeStore:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import CorruptDatabase
+from retrieval.errors import CorruptDatabase
 
 BUSY_RETRIES = 20
 

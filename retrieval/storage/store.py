@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .database import Connection, Database, Row
-from .models import Article, ArticleDraft, Passage, Quote, Sentence
+from retrieval.models import Article, ArticleDraft, Passage, Quote, Sentence
+from retrieval.storage.database import Connection, Database, Row
 
 _MIGRATIONS: list[str] = [
     """

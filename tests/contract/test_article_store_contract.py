@@ -1,4 +1,4 @@
-"""The article store's contract (``retrieval.ports.ArticleStore``, ``retrieval/store.py``), over
+"""The article store's contract (``retrieval.ports.ArticleStore``, ``retrieval/storage/store.py``), over
 SQLite and PostgreSQL.
 
 The same test functions run on the embedded SQLite file and on a PostgreSQL database (the
@@ -24,13 +24,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from retrieval.audit_store import AuditLog
 from retrieval.backend import STORE_FILE
-from retrieval.database import DATABASE_ERRORS
-from retrieval.feed_store import FeedStore, WebPageStore
 from retrieval.models import ArticleDraft
-from retrieval.scope_store import ScopeStore
-from retrieval.store import PassageRow, QuoteRow, SentenceRow, Store, StoredArticle
+from retrieval.storage.audit import AuditLog
+from retrieval.storage.database import DATABASE_ERRORS
+from retrieval.storage.feeds import FeedStore, WebPageStore
+from retrieval.storage.scopes import ScopeStore
+from retrieval.storage.store import PassageRow, QuoteRow, SentenceRow, Store, StoredArticle
 
 DIMENSION = 8  # the store keeps whatever width it is given; small keeps the checks exact
 

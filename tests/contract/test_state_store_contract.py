@@ -1,4 +1,4 @@
-"""The state store's contract (``retrieval.ports.StateStore``, ``bot/state.py``) and its companions
+"""The state store's contract (``retrieval.ports.StateStore``, ``bot/state/store.py``) and its companions
 over the same database (``DigestStore``, ``GapStore``, ``AlertStore``, ``SlackInstallations``,
 ``OAuthStates``), over SQLite and PostgreSQL.
 
@@ -23,20 +23,20 @@ import pytest
 from cryptography.fernet import Fernet
 from slack_sdk.oauth.installation_store import Installation
 
-from bot.alert_store import FAILED as ALERT_FAILED
-from bot.alert_store import SENDING as ALERT_SENDING
-from bot.alert_store import SENT as ALERT_SENT
-from bot.alert_store import AlertStore, QuoteAlert, SentQuote
-from bot.digest_store import EMPTY, FAILED, SENDING, SENT, DigestStore
-from bot.gap_store import ABSTAINED, DOWNVOTED, GapStore
+from bot.platforms.slack.installations import OAuthStates, SlackInstallations
 from bot.service import Asker
-from bot.slack_installations import OAuthStates, SlackInstallations
-from bot.state import HISTORY_TURNS, STATE_FILE, BotState, state_location
+from bot.state.alerts import FAILED as ALERT_FAILED
+from bot.state.alerts import SENDING as ALERT_SENDING
+from bot.state.alerts import SENT as ALERT_SENT
+from bot.state.alerts import AlertStore, QuoteAlert, SentQuote
+from bot.state.digests import EMPTY, FAILED, SENDING, SENT, DigestStore
+from bot.state.gaps import ABSTAINED, DOWNVOTED, GapStore
+from bot.state.store import HISTORY_TURNS, STATE_FILE, BotState, state_location
 from bot.token_crypto import TokenCipher
 from retrieval.backend import Backend
-from retrieval.database import DATABASE_ERRORS
 from retrieval.models import Answer, Citation, Passage, SearchHit
-from retrieval.store import Store
+from retrieval.storage.database import DATABASE_ERRORS
+from retrieval.storage.store import Store
 
 TENANT = "slack:T1"
 ASKER = Asker("slack", "U1", "C1", tenant=TENANT, conversation="slack:C1:1")

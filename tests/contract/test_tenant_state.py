@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.digest_store import DigestStore
-from bot.gap_store import GapStore
 from bot.service import Asker
-from bot.state import BotState
+from bot.state.digests import DigestStore
+from bot.state.gaps import GapStore
+from bot.state.store import BotState
 from retrieval.models import Answer
 
 A = Asker("slack", "UA", "CA", tenant="slack:TA", conversation="slack:CA:1")

@@ -1,6 +1,6 @@
 """Issue 32, probe 8: a `.env` holding a NUL byte or bytes that are not UTF-8, a data dir that
 cannot be created, and a full disk. Each is one line on stderr naming the file or setting and
-what to do, a non-zero exit and no traceback; `byline` runs in process (``bot.cli.main``)."""
+what to do, a non-zero exit and no traceback; `byline` runs in process (``bot.cli.main.main``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import environment_problem
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot.service import Service
 from bot.terminal import chat
-from retrieval.embedder import Embedder
+from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from tests.fixture_articles import article
 

@@ -11,8 +11,8 @@ from typing import Any
 import feedparser
 import pytest
 
-from retrieval.feeds import FeedBook, poll_feeds, refuse_feed_body
-from retrieval.fetch import Fetcher
+from retrieval.ingest.feeds import FeedBook, poll_feeds, refuse_feed_body
+from retrieval.ingest.fetch import Fetcher
 from retrieval.library import Library
 from tests.feed_server import FeedServer
 from tests.test_hostile_feeds import LOCAL, story, text_feed

@@ -8,7 +8,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
-from bot.gaps import GapStore
+from bot.commands.gaps import GapStore
 from bot.service import Asker, Service
 from tests.discord_fake import GUILD_ID, DiscordFake, running_fake
 from tests.platform_helpers import Bolt

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bot import slack_installations
+from bot.platforms.slack import installations as slack_installations
+from bot.platforms.slack.http_guard import PAGES_PER_MINUTE
+from bot.platforms.slack.installations import OAuthStates
 from bot.service import Service
-from bot.slack_http_guard import PAGES_PER_MINUTE
-from bot.slack_installations import OAuthStates
-from bot.state import STATE_FILE, BotState
+from bot.state.store import STATE_FILE, BotState
 from tests.slack_fake import FakeSlack
 from tests.test_slack_oauth import Served, oauth_settings
 

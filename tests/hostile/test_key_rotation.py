@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from cryptography.fernet import Fernet
 
+from bot.platforms.slack.installations import SlackInstallations
 from bot.service import Service
-from bot.slack_installations import SlackInstallations
-from bot.state import BotState
+from bot.state.store import BotState
 from bot.token_crypto import TokenCipher, TokenKeyError
 from tests.slack_fake import CLIENT_ID, Call, FakeSlack
 from tests.test_slack_oauth import Served, oauth_settings, restarted

@@ -14,7 +14,7 @@ import pytest
 from bot.app import add_features
 from bot.limits import LimitSettings
 from bot.service import Service
-from bot.state import BotState, state_location
+from bot.state.store import BotState, state_location
 from retrieval.backend import Backend
 from retrieval.library import Library
 from tests.discord_fake import CHANNEL_ID, GUILD_ID, restored_endpoints

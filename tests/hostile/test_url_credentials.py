@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackClientError
 
 from bot.config import Settings
 from bot.logs import RedactSecrets, configure_logging
-from retrieval.qdrant_index import QdrantIndex, QdrantUnavailable
+from retrieval.index.qdrant import QdrantIndex, QdrantUnavailable
 
 PASSWORD = "hunter2"
 PROXY = f"https://user:{PASSWORD}@proxy.example/api/"

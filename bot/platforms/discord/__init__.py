@@ -8,14 +8,14 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..delivery import DeliveryError
-from .base import BackgroundRun, PlatformBase, register
+from bot.delivery import DeliveryError
+from bot.platforms.base import BackgroundRun, PlatformBase, register
 
 if TYPE_CHECKING:
-    from ..config import Settings
-    from ..discord_app import BylineClient
-    from ..replies import Reply
-    from ..service import Service
+    from bot.config import Settings
+    from bot.platforms.discord.app import BylineClient
+    from bot.replies import Reply
+    from bot.service import Service
 
 # A digest due at start-up waits this long for the gateway login instead of failing at once.
 CONNECT_WAIT_SECONDS = 30.0
@@ -35,7 +35,7 @@ class DiscordPlatform(PlatformBase):
         return settings.discord_enabled
 
     def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
-        from ..discord_app import configure_endpoints, make_client, run_client
+        from bot.platforms.discord.app import configure_endpoints, make_client, run_client
 
         # A bad shard pair (BYLINE_DISCORD_SHARD_IDS/_COUNT) is refused here, before any thread starts.
         client = make_client(service, settings)
@@ -63,6 +63,6 @@ class DiscordPlatform(PlatformBase):
         poster.post(channel_id, reply)
 
     def render(self, reply: Reply) -> Sequence[object]:
-        from ..discord_render import render
+        from bot.platforms.discord.render import render
 
         return render(reply)

@@ -22,16 +22,16 @@ import discord
 import yarl
 from discord import app_commands
 
-from retrieval.errors import BylineError
-
-from .autoreply import is_question
-from .config import Settings
-from .delivery import DeliveryError
-from .discord_quotes import register_quote_commands
-from .discord_render import render
-from .discord_shards import ShardPlan, shard_plan
-from .discord_verify import register_verify_command
-from .discord_views import (
+from bot.commands.autoreply import is_question
+from bot.commands.ingest import ingest_upload, upload_refusal
+from bot.config import Settings
+from bot.delivery import DeliveryError
+from bot.limits import handler_threads, place_in_line
+from bot.platforms.discord.quotes import register_quote_commands
+from bot.platforms.discord.render import render
+from bot.platforms.discord.shards import ShardPlan, shard_plan
+from bot.platforms.discord.verify import register_verify_command
+from bot.platforms.discord.views import (
     DYNAMIC_ITEMS,
     NO_MENTIONS,
     SORRY,
@@ -43,11 +43,10 @@ from .discord_views import (
     thread_parent,
     view_for,
 )
-from .ingest_commands import ingest_upload, upload_refusal
-from .limits import handler_threads, place_in_line
-from .replies import AnswerReply, Reply, TextReply
-from .service import Asker, Service
-from .tenancy import discord_tenant
+from bot.replies import AnswerReply, Reply, TextReply
+from bot.service import Asker, Service
+from bot.tenancy import discord_tenant
+from retrieval.errors import BylineError
 
 log = logging.getLogger("byline.discord")
 
@@ -161,7 +160,7 @@ class BylineClient(discord.Client):
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         log.error("Slash command failed", exc_info=error)
-        from .discord_views import tell_user
+        from bot.platforms.discord.views import tell_user
 
         await tell_user(interaction, SORRY)
 
@@ -580,9 +579,9 @@ def register_commands(client: BylineClient) -> None:
         await run_scope(interaction, "clear")
 
     tree.add_command(scope)
-    # /quotes, /reactions, /alerts (issue 35): bot/discord_quotes.py.
+    # /quotes, /reactions, /alerts (issue 35): bot/platforms/discord/quotes.py.
     register_quote_commands(tree, service, slash)
-    # /verify: is this quote real? (issue 35, part 1): bot/discord_verify.py.
+    # /verify: is this quote real? (issue 35, part 1): bot/platforms/discord/verify.py.
     register_verify_command(tree, service, slash)
 
 

@@ -1,6 +1,6 @@
 """Discord's ``/quotes``, ``/reactions`` and ``/alerts`` slash commands (issue 35).
 
-Each is a thin call into the service's command (``bot/quote_commands.py``, ``bot/alerts.py``)
+Each is a thin call into the service's command (``bot/commands/quotes.py``, ``bot/jobs/alerts.py``)
 through the adapter's ``slash`` runner, so Discord gets the same replies, limits, scope, tenant
 and admin check (``interaction_asker``: Manage Channels in this server) as Slack and the
 terminal. ``/quotes`` pages with its ``page`` argument, as ``/sources`` does.
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from .replies import Reply
-from .service import Asker, Service
+from bot.replies import Reply
+from bot.service import Asker, Service
 
 if TYPE_CHECKING:
     Slash = Callable[..., Awaitable[None]]

@@ -22,7 +22,10 @@ from dataclasses import dataclass, field
 
 import discord
 
-from retrieval.digest import ALSO_IN_SHOWN, also_in_label
+from bot.commands import verify_render
+from bot.platforms import layout
+from bot.replies import PassagesReply, Reply, SearchReply, SourcesReply, TextReply, VerifyReply, render_marked
+from retrieval.features.digest import ALSO_IN_SHOWN, also_in_label
 from retrieval.models import Answer, AnswerSpan, Citation, Digest, DigestStory
 from retrieval.render import (
     CLOSE_QUOTE,
@@ -33,10 +36,6 @@ from retrieval.render import (
     safe_url,
     with_speaker_headings,
 )
-
-from . import verify_render
-from .platforms import layout
-from .replies import PassagesReply, Reply, SearchReply, SourcesReply, TextReply, VerifyReply, render_marked
 
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256

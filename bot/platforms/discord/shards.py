@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.config import Settings
 from retrieval.errors import BylineError
-
-from .config import Settings
 
 
 class ShardSettingsError(BylineError):

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from retrieval.quote_check import MAX_QUOTE_CHARS
-
-from .replies import Reply, VerifyReply
-from .service import Asker, Service
+from bot.replies import Reply, VerifyReply
+from bot.service import Asker, Service
+from retrieval.features.quote_check import MAX_QUOTE_CHARS
 
 if TYPE_CHECKING:
     Slash = Callable[..., Awaitable[None]]

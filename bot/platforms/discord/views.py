@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
-from .discord_render import DiscordMessage, render
-from .limits import place_in_line
-from .related_actions import ask_related
-from .replies import AnswerReply, Reply, SourcesReply, TextReply
-from .service import Asker
-from .tenancy import discord_tenant, is_listed_admin
+from bot.commands.related import ask_related
+from bot.limits import place_in_line
+from bot.platforms.discord.render import DiscordMessage, render
+from bot.replies import AnswerReply, Reply, SourcesReply, TextReply
+from bot.service import Asker
+from bot.tenancy import discord_tenant, is_listed_admin
 
 if TYPE_CHECKING:
-    from .service import Service
+    from bot.service import Service
 
 log = logging.getLogger("byline.discord")
 
@@ -32,7 +32,7 @@ NO_MENTIONS = discord.AllowedMentions.none()
 EPHEMERAL = 64
 SORRY = "Sorry — something went wrong on Byline's side while handling that. It has been logged; please try again."
 
-# Answer ids are uuid4 hex prefixes (bot/state.py); the template rejects anything else.
+# Answer ids are uuid4 hex prefixes (bot/state/store.py); the template rejects anything else.
 ANSWER_ID = r"(?P<id>[0-9a-f]{6,40})"
 
 

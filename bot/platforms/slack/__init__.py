@@ -7,14 +7,14 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..delivery import DeliveryError
-from .base import PlatformBase, register
+from bot.delivery import DeliveryError
+from bot.platforms.base import PlatformBase, register
 
 if TYPE_CHECKING:
-    from ..config import Settings
-    from ..replies import Reply
-    from ..service import Service
-    from ..slack_app import SlackAdapter
+    from bot.config import Settings
+    from bot.platforms.slack.app import SlackAdapter
+    from bot.replies import Reply
+    from bot.service import Service
 
 log = logging.getLogger("byline.slack")
 
@@ -33,8 +33,8 @@ class SlackPlatform(PlatformBase):
         return settings.slack_enabled
 
     def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
-        from ..shared_state import shared_dedupe
-        from ..slack_app import SlackAdapter, check_settings
+        from bot.platforms.slack.app import SlackAdapter, check_settings
+        from bot.state.shared import shared_dedupe
 
         check_settings(settings)
         # Event ids shared by every worker when BYLINE_REDIS_URL is set: a retry that reaches
@@ -73,6 +73,6 @@ class SlackPlatform(PlatformBase):
         self.adapter.poster.post(channel_id, reply)
 
     def render(self, reply: Reply) -> Sequence[object]:
-        from ..slack_render import render
+        from bot.platforms.slack.render import render
 
         return render(reply)

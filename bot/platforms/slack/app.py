@@ -38,21 +38,16 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 from slack_sdk.socket_mode.builtin import SocketModeClient
 
-from retrieval.errors import BylineError
-
-from .autoreply import is_question
-from .config import Settings
-from .delivery import DeliveryError
-from .event_dedupe import SIGNATURE_PREFIX, EventDedupe, RecentIds
-from .http_server import serve_in_thread
-from .limits import handler_threads, place_in_line
-from .logs import without_credentials
-from .replies import Reply, TextReply
-from .service import Asker, Service
-from .slack_http_guard import SlackHttpGuard
-from .slack_oauth import NOT_INSTALLED, SlackOAuth, Workspace, current_workspace, note_revocations, serving
-from .slack_related import on_related
-from .slack_render import (
+from bot.commands.autoreply import is_question
+from bot.config import Settings
+from bot.delivery import DeliveryError
+from bot.http_server import serve_in_thread
+from bot.limits import handler_threads, place_in_line
+from bot.logs import without_credentials
+from bot.platforms.slack.http_guard import SlackHttpGuard
+from bot.platforms.slack.oauth import NOT_INSTALLED, SlackOAuth, Workspace, current_workspace, note_revocations, serving
+from bot.platforms.slack.related import on_related
+from bot.platforms.slack.render import (
     ACTION_PASSAGES,
     ACTION_SHARE,
     ACTION_VOTE_DOWN,
@@ -61,7 +56,11 @@ from .slack_render import (
     SlackMessage,
     render,
 )
-from .tenancy import is_listed_admin, slack_body_tenant
+from bot.replies import Reply, TextReply
+from bot.service import Asker, Service
+from bot.state.event_dedupe import SIGNATURE_PREFIX, EventDedupe, RecentIds
+from bot.tenancy import is_listed_admin, slack_body_tenant
+from retrieval.errors import BylineError
 
 log = logging.getLogger("byline.slack")
 
@@ -487,7 +486,7 @@ class SlackAdapter:
             browser_paths=self.oauth.paths if self.oauth else (),
             shared_signatures=self.seen_events.with_prefix(SIGNATURE_PREFIX),
         )
-        from .health import HEALTH  # /healthz and /metrics share this port (the same BYLINE_HTTP_PORT)
+        from bot.health import HEALTH  # /healthz and /metrics share this port (the same BYLINE_HTTP_PORT)
 
         server = serve_in_thread(host, port, HEALTH.routes(guarded), "byline-slack-http")
         log.info("Slack: HTTP Events API listening on http://%s:%s%s", host, server.server_port, EVENTS_PATH)
@@ -584,7 +583,7 @@ def register_poster(service: Service, poster: SlackPoster) -> None:
 def run(service: Service, settings: Settings, stop: threading.Event) -> None:
     """Runs the Slack adapter on the configured transport until ``stop`` is set (``serve`` starts
     and stops it through ``bot.platforms.slack``, which this only wraps)."""
-    from .platforms.slack import SlackPlatform
+    from bot.platforms.slack import SlackPlatform
 
     platform = SlackPlatform()
     platform.start(service, settings, stop)

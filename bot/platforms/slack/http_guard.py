@@ -18,7 +18,7 @@ without a traceback:
 Only then is the request handed on, with the bytes already read. One line per refused request is
 logged, at most once a second per source address, and never the body.
 
-The exception is ``browser_paths`` (the OAuth install pages, ``bot/slack_oauth.py``): a person's
+The exception is ``browser_paths`` (the OAuth install pages, ``bot/platforms/slack/oauth.py``): a person's
 browser opens them, so they carry no Slack signature; they are handed on for a ``GET`` with no
 body, and refused for anything else.
 """
@@ -42,7 +42,7 @@ from urllib.parse import parse_qsl
 if TYPE_CHECKING:
     from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
-    from .event_dedupe import EventDedupe
+    from bot.state.event_dedupe import EventDedupe
 
 log = logging.getLogger("byline.slack")
 

@@ -28,11 +28,10 @@ from slack_bolt.error import BoltError
 from slack_sdk.oauth.installation_store import Bot, Installation, InstallationStore
 from slack_sdk.oauth.state_store import OAuthStateStore
 
-from retrieval.database import DATABASE_ERRORS, Connection
-from retrieval.store import utc_now
-
-from .state import BotState
-from .token_crypto import TokenCipher, TokenKeyError
+from bot.state.store import BotState
+from bot.token_crypto import TokenCipher, TokenKeyError
+from retrieval.storage.database import DATABASE_ERRORS, Connection
+from retrieval.storage.store import utc_now
 
 # What saving an installation can raise: the database's errors, or the disk's.
 _SAVE_ERRORS: tuple[type[Exception], ...] = (*DATABASE_ERRORS, OSError)

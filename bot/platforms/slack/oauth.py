@@ -44,11 +44,11 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
-from .config import Settings
-from .package_data import slack_manifest
-from .slack_installations import STATE_SECONDS, OAuthStates, SlackInstallations
-from .state import BotState
-from .token_crypto import TokenCipher
+from bot.config import Settings
+from bot.package_data import slack_manifest
+from bot.platforms.slack.installations import STATE_SECONDS, OAuthStates, SlackInstallations
+from bot.state.store import BotState
+from bot.token_crypto import TokenCipher
 
 log = logging.getLogger("byline.slack")
 

@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt import Respond
 from slack_sdk.errors import SlackApiError
 
-from .related_actions import ask_related
-from .replies import AnswerReply
-from .slack_render import render
+from bot.commands.related import ask_related
+from bot.platforms.slack.render import render
+from bot.replies import AnswerReply
 
 if TYPE_CHECKING:
-    from .slack_app import SlackAdapter
+    from bot.platforms.slack.app import SlackAdapter
 
 log = logging.getLogger("byline.slack")
 
 
 def on_related(adapter: SlackAdapter, body: dict[str, Any], respond: Respond) -> None:
-    from .slack_app import post_message
+    from bot.platforms.slack.app import post_message
 
     action = body["actions"][0]
     answer_id, _, number = str(action.get("value", "")).rpartition(":")

@@ -17,7 +17,20 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval.digest import ALSO_IN_SHOWN, also_in_label
+from bot.commands import verify_render
+from bot.platforms import layout
+from bot.replies import (
+    AnswerReply,
+    DigestReply,
+    PassagesReply,
+    Reply,
+    SearchReply,
+    SourcesReply,
+    TextReply,
+    VerifyReply,
+    render_marked,
+)
+from retrieval.features.digest import ALSO_IN_SHOWN, also_in_label
 from retrieval.models import Answer, AnswerSpan, Citation, Digest, DigestStory, Passage, SearchHit
 from retrieval.render import (
     CLOSE_QUOTE,
@@ -28,20 +41,6 @@ from retrieval.render import (
     render_plain,
     safe_url,
     with_speaker_headings,
-)
-
-from . import verify_render
-from .platforms import layout
-from .replies import (
-    AnswerReply,
-    DigestReply,
-    PassagesReply,
-    Reply,
-    SearchReply,
-    SourcesReply,
-    TextReply,
-    VerifyReply,
-    render_marked,
 )
 
 SECTION_LIMIT = 3000
