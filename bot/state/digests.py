@@ -19,6 +19,10 @@ from retrieval.storage.store import utc_now
 SENDING, SENT, EMPTY, FAILED = "sending", "sent", "empty", "failed"
 
 
+# The kinds digest_runs' CHECK allows.
+RUN_KINDS = ("scheduled", "on_demand")
+
+
 @dataclass(frozen=True)
 class Subscription:
     """A channel's scheduled digest. ``always`` posts "Nothing new" instead of staying quiet."""
@@ -114,6 +118,10 @@ class DigestStore:
         self, platform: str, channel_id: str, kind: str, due_at: str, since: str, until: str, late: bool = False
     ) -> int | None:
         """Record a run as ``sending`` before posting; None when this scheduled run was claimed already."""
+        if kind not in RUN_KINDS:
+            # Refused alike on every backend: SQLite's INSERT OR IGNORE would skip the CHECK's
+            # violation silently and read as "claimed already" (the state store contract tests).
+            raise ValueError(f"a digest run is {' or '.join(RUN_KINDS)}, not {kind!r}")
         with self.state._write() as connection:
             cursor = connection.execute(
                 "INSERT OR IGNORE INTO digest_runs "

@@ -14,7 +14,20 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+
 from retrieval.errors import CorruptDatabase
+
+
+def _as_int(value: object) -> int:
+    return int(value)  # type: ignore[call-overload]
+
+
+# sqlite3 would bind a numpy integer (the ids FAISS and the store's arrays hand out) as a BLOB,
+# which equals no integer id: a read given one found nothing, silently, where PostgreSQL found the
+# row (tests/contract/test_article_store_contract.py). Bound as the int it is, both agree.
+for _numpy_int in (np.int64, np.int32, np.int16, np.int8, np.uint32, np.uint16, np.uint8):
+    sqlite3.register_adapter(_numpy_int, _as_int)
 
 BUSY_RETRIES = 20
 

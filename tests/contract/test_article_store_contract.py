@@ -591,14 +591,7 @@ def test_quote_ids_are_never_reused_after_a_delete(request: pytest.FixtureReques
     assert not gone & {q.id for q in store.quotes_of_articles([second.article_id])}
 
 
-def test_numpy_integer_ids_find_the_same_rows_as_python_ints(request: pytest.FixtureRequest, store: Store) -> None:
-    as_sqlite_would_fail(
-        request,
-        store,
-        "sqlite3 binds a numpy integer as a BLOB (it has the buffer protocol), which equals no integer id: "
-        "article(np.int64) is None and articles/sentences_of_articles/quotes_of_articles/article_quote_ranges "
-        "of numpy ids are empty on SQLite, while postgres._parameters converts them with .item() and finds the rows",
-    )
+def test_numpy_integer_ids_find_the_same_rows_as_python_ints(store: Store) -> None:
     stored = put_all(store)
     ids: list[Any] = list(store.article_ids())  # numpy int64s, as the store hands them out
     assert store.article(ids[0]) == store.article(int(ids[0]))
