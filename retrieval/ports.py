@@ -337,7 +337,7 @@ class StateStore(Protocol):
 
     Its companions share its database: ``bot.state.digests.DigestStore`` (digests and their
     runs), ``bot.state.gaps.GapStore`` (what Byline couldn't answer) and
-    ``bot.platforms.slack.installations`` (Slack workspaces). Seen Slack event ids and rate-limit buckets
+    ``bot.state.slack_installations`` (Slack workspaces). Seen Slack event ids and rate-limit buckets
     are kept in memory or Redis, behind ``bot.state.event_dedupe.EventDedupe`` and
     ``bot.limits.Limiter``, not here.
     """

@@ -23,11 +23,11 @@ from cryptography.fernet import Fernet
 from bot.config import Settings
 from bot.delivery import DeliveryError
 from bot.platforms.slack.app import SlackAdapter
-from bot.platforms.slack.installations import OAuthStates
 from bot.platforms.slack.oauth import manifest_scopes
 from bot.replies import TextReply
 from bot.service import Service
 from bot.settings import SettingsError
+from bot.state.slack_installations import OAuthStates
 from bot.state.store import STATE_FILE, BotState
 from bot.token_crypto import TokenKeyError
 from tests.platform_helpers import SECRET, failing_on_logged_errors, slack_http_settings

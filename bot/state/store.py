@@ -117,7 +117,7 @@ _MIGRATIONS = [
     CREATE INDEX gaps_created ON gaps(created_at);
     CREATE UNIQUE INDEX gaps_one_vote ON gaps(answer_id, platform, user_id) WHERE kind = 'downvoted';
     """,
-    # Slack installations in many workspaces (bot/platforms/slack/installations.py). ``sealed`` is the whole
+    # Slack installations in many workspaces (bot/state/slack_installations.py). ``sealed`` is the whole
     # installation (every token, the webhook URL) encrypted with BYLINE_TOKEN_KEY; only the ids
     # needed to find it are in the clear. OAuth ``state`` values live until used or expired, and
     # each channel's workspace is kept so that a digest can be posted with that workspace's token.

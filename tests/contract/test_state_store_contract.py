@@ -23,7 +23,6 @@ import pytest
 from cryptography.fernet import Fernet
 from slack_sdk.oauth.installation_store import Installation
 
-from bot.platforms.slack.installations import OAuthStates, SlackInstallations
 from bot.service import Asker
 from bot.state.alerts import FAILED as ALERT_FAILED
 from bot.state.alerts import SENDING as ALERT_SENDING
@@ -31,6 +30,7 @@ from bot.state.alerts import SENT as ALERT_SENT
 from bot.state.alerts import AlertStore, QuoteAlert, SentQuote
 from bot.state.digests import EMPTY, FAILED, SENDING, SENT, DigestStore
 from bot.state.gaps import ABSTAINED, DOWNVOTED, GapStore
+from bot.state.slack_installations import OAuthStates, SlackInstallations
 from bot.state.store import HISTORY_TURNS, STATE_FILE, BotState, state_location
 from bot.token_crypto import TokenCipher
 from retrieval.backend import Backend

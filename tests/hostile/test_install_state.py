@@ -12,8 +12,8 @@ import pytest
 
 from bot.platforms.slack import installations as slack_installations
 from bot.platforms.slack.http_guard import PAGES_PER_MINUTE
-from bot.platforms.slack.installations import OAuthStates
 from bot.service import Service
+from bot.state.slack_installations import OAuthStates
 from bot.state.store import STATE_FILE, BotState
 from tests.slack_fake import FakeSlack
 from tests.test_slack_oauth import Served, oauth_settings

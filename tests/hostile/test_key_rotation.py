@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from cryptography.fernet import Fernet
 
-from bot.platforms.slack.installations import SlackInstallations
 from bot.service import Service
+from bot.state.slack_installations import SlackInstallations
 from bot.state.store import BotState
 from bot.token_crypto import TokenCipher, TokenKeyError
 from tests.slack_fake import CLIENT_ID, Call, FakeSlack

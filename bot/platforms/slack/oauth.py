@@ -46,7 +46,7 @@ from slack_sdk.web import SlackResponse
 
 from bot.config import Settings
 from bot.package_data import slack_manifest
-from bot.platforms.slack.installations import STATE_SECONDS, OAuthStates, SlackInstallations
+from bot.state.slack_installations import STATE_SECONDS, OAuthStates, SlackInstallations
 from bot.state.store import BotState
 from bot.token_crypto import TokenCipher
 
