@@ -43,14 +43,6 @@ ASKER = Asker("slack", "U1", "C1", tenant=TENANT, conversation="slack:C1:1")
 LONG_AGO = datetime.now(UTC) - timedelta(days=1)
 
 
-def as_sqlite_would_fail(request: pytest.FixtureRequest, state: BotState, reason: str) -> None:
-    """Marks the running test as a known SQLite/PostgreSQL difference: expected to fail on SQLite."""
-    if not state.shared:
-        request.applymarker(
-            pytest.mark.xfail(strict=True, raises=(AssertionError, pytest.fail.Exception), reason=reason)
-        )
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def location(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     """Where the state lives: the bot's own file, or a fresh PostgreSQL database."""
