@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.platforms.slack import installations as slack_installations
 from bot.platforms.slack.http_guard import PAGES_PER_MINUTE
 from bot.service import Service
+from bot.state import slack_installations
 from bot.state.slack_installations import OAuthStates
 from bot.state.store import STATE_FILE, BotState
 from tests.slack_fake import FakeSlack
