@@ -7,8 +7,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -86,25 +86,31 @@ def test_without_a_topic_every_quote_and_name_variants_find_the_same_person(quot
     assert {q.date for q in since.quotes} == {"2024-05-01", "2024-04-10"}
 
 
+@contextmanager
+def library_with(
+    quote_data_dir: Path, tmp_path: Path, embedder: Embedder, published: str, title: str, paragraphs: list[str]
+) -> Iterator[Library]:
+    """A copy of the fixture library with one more article ingested into it."""
+    library = Library.open(copied_data_dir(quote_data_dir, tmp_path), embedder)
+    try:
+        library.ingest([write_article(tmp_path, "extra.md", published, title, paragraphs)])
+        yield library
+    finally:
+        library.close()
+
+
 def test_words_reprinted_in_a_later_article_are_shown_once_in_the_newest(
     quote_data_dir: Path, tmp_path: Path, embedder: Embedder
 ) -> None:
     # A follow-up that repeats one of the derby quotes word for word (its marks straight, not
     # curly) and adds a new one: the repeat is one entry, in the follow-up, counting the derby
     # report; the new words are their own entry.
-    library = Library.open(copied_data_dir(quote_data_dir, tmp_path), embedder)
-    try:
-        follow_up = write_article(
-            tmp_path,
-            "follow_up.md",
-            "2024-07-01",
-            "Mourinho still angry about the derby referee",
-            [
-                "Jose Mourinho returned to the derby on Monday.",
-                '"The referee decided the game with that penalty," Mourinho said again. "Nobody has said sorry to us."',
-            ],
-        )
-        library.ingest([follow_up])
+    follow_up = [
+        "Jose Mourinho returned to the derby on Monday.",
+        '"The referee decided the game with that penalty," Mourinho said again. "Nobody has said sorry to us."',
+    ]
+    title = "Mourinho still angry about the derby referee"
+    with library_with(quote_data_dir, tmp_path, embedder, "2024-07-01", title, follow_up) as library:
         timeline = speaker_timeline(library, "Mourinho", "referees")
         penalty = [q for q in timeline.quotes if "decided the game" in q.quote.text]
         assert len(penalty) == 1
@@ -114,26 +120,17 @@ def test_words_reprinted_in_a_later_article_are_shown_once_in_the_newest(
         everything = speaker_timeline(library, "Mourinho")
         assert sum("decided the game" in t for t in texts(everything.quotes)) == 1
         assert len(everything.quotes) == 8  # seven before, the repeat folded in, one new
-    finally:
-        library.close()
 
 
 def test_a_surname_two_people_share_shows_the_most_quoted_and_names_the_other(
     quote_data_dir: Path, tmp_path: Path, embedder: Embedder
 ) -> None:
-    library = Library.open(copied_data_dir(quote_data_dir, tmp_path), embedder)
-    try:
-        father = write_article(
-            tmp_path,
-            "father.md",
-            "2024-07-02",
-            "Mourinho's father on his son's temper",
-            [
-                "Felix Mourinho, the manager's father and a former goalkeeper, spoke to a Lisbon radio station.",
-                '"My son has always argued with referees, since he was a boy," Felix Mourinho said.',
-            ],
-        )
-        library.ingest([father])
+    father = [
+        "Felix Mourinho, the manager's father and a former goalkeeper, spoke to a Lisbon radio station.",
+        '"My son has always argued with referees, since he was a boy," Felix Mourinho said.',
+    ]
+    title = "Mourinho's father on his son's temper"
+    with library_with(quote_data_dir, tmp_path, embedder, "2024-07-02", title, father) as library:
         timeline = speaker_timeline(library, "Mourinho", "referees")
         assert "Felix Mourinho" not in {q.quote.speaker for q in timeline.quotes}
         assert set(texts(timeline.quotes)) == REFEREE_QUOTES
@@ -142,8 +139,6 @@ def test_a_surname_two_people_share_shows_the_most_quoted_and_names_the_other(
         felix = speaker_timeline(library, "Felix Mourinho")
         assert texts(felix.quotes) == ["My son has always argued with referees, since he was a boy"]
         assert felix.also_named == []
-    finally:
-        library.close()
 
 
 def test_nobody_and_nothing_on_the_topic_say_so(quote_library: Library) -> None:
@@ -193,8 +188,7 @@ def test_csv_cells_that_would_run_as_formulas_keep_an_apostrophe() -> None:
 
 @pytest.fixture
 def quote_cli_dir(quote_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    copy = tmp_path / "data"
-    shutil.copytree(quote_data_dir, copy)
+    copy = copied_data_dir(quote_data_dir, tmp_path)
     monkeypatch.setenv("BYLINE_DATA_DIR", str(copy))
     monkeypatch.chdir(tmp_path)
     return copy

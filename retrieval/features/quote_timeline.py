@@ -101,8 +101,9 @@ def speaker_timeline(
     """The quotes of the person ``speaker`` names; ``since`` is YYYY-MM-DD (inclusive)."""
     speakers = resolve_speakers(library, speaker.strip()) if speaker.strip() else []
     speakers, also_named = one_person(library, speakers)
-    timeline = Timeline(speaker, speakers, topic.strip(), since, article_count=library.article_count())
-    timeline.also_named = also_named
+    timeline = Timeline(
+        speaker, speakers, topic.strip(), since, also_named=also_named, article_count=library.article_count()
+    )
     ranges = library.store.speaker_quote_ranges(speakers)
     if scope is not None:
         ranges = scope.quote_ranges(ranges)
@@ -149,8 +150,8 @@ def one_person(library: Library, speakers: list[str]) -> tuple[list[str], list[s
             same.append(name)
     if len(people) < 2:
         return speakers, []
-    quoted = {name: len(library.store.speaker_quote_ranges([name])) for group in people for name in group}
-    people.sort(key=lambda group: -sum(quoted[name] for name in group))
+    # The library's in-memory count of each speaker's stored quotes: no query per name.
+    people.sort(key=lambda group: -sum(library.speakers.get(name, 0) for name in group))
     others = {name for group in people[1:] for name in group}
     return [name for name in speakers if name not in others], [group[0] for group in people[1:]]
 

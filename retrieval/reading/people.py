@@ -140,8 +140,11 @@ def strip_honorific(name: str) -> str:
     return " ".join(tokens)
 
 
+_POSSESSIVE_END = re.compile(r"(?<=\w)['’]s$")
+
+
 def _without_possessive(name: str) -> str:
-    return re.sub(r"(?<=\w)['’]s$", "", name)
+    return _POSSESSIVE_END.sub("", name)
 
 
 def _looks_like_person(candidate: str) -> bool:
@@ -187,6 +190,7 @@ _INSIDE_THAT_CLAUSE = re.compile(rf"\b(?:{SPEECH_VERBS})\s+(?:[^.!?;:\"“”]{{
 _SUBORDINATE_BEFORE = re.compile(
     r"\b(?:when|while|after|before|because|since|although|though|until|unless|whereas)\s+$"
 )
+_SPEECH_VERB = re.compile(rf"\b(?:{SPEECH_VERBS})\b")
 _FINITE_AFTER = re.compile(r"\s+(?:was|is|were|are|had|has|have|would|will|could|should|must|might)\b")
 
 
@@ -354,8 +358,7 @@ class People:
                 return True
         if _INSIDE_THAT_CLAUSE.search(before):
             return True  # "Lord Heseltine said that, despite their differences, Lord Callaghan became"
-        sentence = re.split(r"[.!?]\s", before)[-1]
-        if _SUBORDINATE_BEFORE.search(before) and re.search(rf"\b(?:{SPEECH_VERBS})\b", sentence):
+        if _SUBORDINATE_BEFORE.search(before) and _SPEECH_VERB.search(re.split(r"[.!?]\s", before)[-1]):
             # "Mr Clarke said he had supported the plans when Mr Blunkett argued for them": the
             # sentence's speaker came first. ("… come after Mr Blair told Labour members" has none.)
             return True
@@ -441,6 +444,8 @@ class People:
         words = [w for w in re.findall(r"[A-Za-z]+", description) if w.lower() not in {"the", "a", "an"}]
         if words:
             head = words[-1]
+            # A rank the description does not itself give ("deputy" of "the deputy mayor").
+            other_ranks = _RANK_QUALIFIERS - {w.lower() for w in words}
             for full in self.full_names:
                 if full in exclude:
                     continue
@@ -451,8 +456,7 @@ class People:
                 for match in re.finditer(pattern, self.text[:before], re.IGNORECASE):
                     # "the mayor" is not "Deputy Mayor Nicky Gavron" (nor "the shadow chancellor").
                     qualifier = re.search(r"(\w+)[\s-]+$", self.text[max(0, match.start() - 20) : match.start()])
-                    lowered = {w.lower() for w in words}
-                    if qualifier and qualifier.group(1).lower() in _RANK_QUALIFIERS - lowered:
+                    if qualifier and qualifier.group(1).lower() in other_ranks:
                         continue
                     return full
             if head.lower() in UNNAMED_ROLES:

@@ -58,6 +58,7 @@ _NAME_AFTER_ROLE = re.compile(
 )
 # Letters after a name that are not part of it: `Peter Ainsworth MP`, `Guy Mansfield QC`.
 _POST_NOMINAL = r"(?:\s+(?:MP|MEP|MSP|QC|AM))?"
+_POST_NOMINAL_END = re.compile(_POST_NOMINAL + "$")
 _ARTICLE = re.compile(r"(?:The|A|An)\s")
 # Attribution before an opening mark: `Ms Hewitt said: "`, `He told the BBC: "`.
 # An apposition may sit between the name and the verb: `David Cameron, MP for Witney, added: "`,
@@ -353,7 +354,7 @@ class _Attributor:
         if len(chunk.split()) > 8:
             return ""
         # "Guy Mansfield QC": a name alone with its post-nominal (not "the Salford MP").
-        named = re.sub(_POST_NOMINAL + "$", "", chunk) if chunk[:1].isupper() and not _ARTICLE.match(chunk) else chunk
+        named = _POST_NOMINAL_END.sub("", chunk) if chunk[:1].isupper() and not _ARTICLE.match(chunk) else chunk
         match = _CHUNK_NAME.match(named)
         if match and self._plausible(match.group("speaker")):
             return match.group("speaker")
