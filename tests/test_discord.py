@@ -215,6 +215,28 @@ def test_bad_token_is_one_line_naming_the_setting_never_the_value(
     assert "DISCORD_TOKEN" in message and wrong not in message and "\n" not in message
 
 
+def test_every_command_family_is_synced_from_its_cog(fake: DiscordFake, bot: Bot) -> None:
+    """The cogs (bot/platforms/discord/cogs/) give Discord the same commands as ever: the top-level
+    commands, and the three groups with their subcommands, in one guild sync."""
+    (synced,) = fake.find("PUT", f"/applications/{APP_ID}/guilds/{GUILD_ID}/commands")
+    commands = {command["name"]: command for command in synced.body}
+    assert set(commands) == {
+        *("ask", "search", "sources", "help", "ingest", "remove", "autoreply", "gaps"),
+        *("quotes", "reactions", "verify", "digest", "scope", "alerts"),
+    }
+    subcommands = {
+        name: sorted(option["name"] for option in commands[name]["options"]) for name in ("digest", "scope", "alerts")
+    }
+    assert subcommands == {
+        "digest": ["now", "since", "status", "subscribe", "unsubscribe"],
+        "scope": ["add", "clear", "show"],
+        "alerts": ["add", "remove", "show"],
+    }
+    ask_options = {option["name"]: option for option in commands["ask"]["options"]}
+    assert ask_options["question"]["required"] and ask_options["question"]["max_length"] == 1000
+    assert not ask_options["private"].get("required", False)
+
+
 def test_invite_url_asks_for_exactly_the_scopes_and_permissions_used() -> None:
     url = invite_url(APP_ID)
     assert "scope=bot+applications.commands" in url

@@ -15,35 +15,30 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any
 
 import aiohttp
 import discord
 import yarl
 from discord import app_commands
+from discord.ext import commands
 
 from bot.commands.autoreply import is_question
-from bot.commands.ingest import ingest_upload, upload_refusal
 from bot.config import Settings
 from bot.delivery import DeliveryError
 from bot.limits import handler_threads, place_in_line
-from bot.platforms.discord.quotes import register_quote_commands
+from bot.platforms.discord.cogs import cogs_for
 from bot.platforms.discord.render import render
 from bot.platforms.discord.shards import ShardPlan, shard_plan
-from bot.platforms.discord.verify import register_verify_command
 from bot.platforms.discord.views import (
     DYNAMIC_ITEMS,
     NO_MENTIONS,
     SORRY,
     discord_roles,
-    guarded,
-    interaction_asker,
-    interaction_queue_notice,
-    send_reply,
     thread_parent,
     view_for,
 )
-from bot.replies import AnswerReply, Reply, TextReply
+from bot.replies import Reply
 from bot.service import Asker, Service
 from bot.tenancy import discord_tenant
 from retrieval.errors import BylineError
@@ -74,8 +69,6 @@ THREAD_NAME_LIMIT = 100
 # Only people's own posts are auto-answered: not joins, pins, boosts or "thread started" notices.
 USER_MESSAGE_TYPES = (discord.MessageType.default, discord.MessageType.reply)
 CONVERSATION_MEMORY = 5000
-# An attachment that takes longer than this to come from Discord's CDN is given up on.
-DOWNLOAD_TIMEOUT = 60.0
 # Gateway close codes that mean the token itself is no good (4004: authentication failed).
 BAD_TOKEN_CLOSE = 4004
 BAD_TOKEN = (
@@ -106,21 +99,25 @@ def invite_url(application_id: int | str) -> str:
     )
 
 
-class BylineClient(discord.Client):
-    """The Discord client: slash commands on ``tree``, message listeners, and ``poster``."""
+class BylineClient(commands.Bot):
+    """The Discord client: slash commands (one cog per command family, ``cogs/``) on ``tree``,
+    message listeners, and ``poster``.
+
+    A ``commands.Bot`` for its cogs only: Byline has no prefix commands (``on_message`` below
+    replaces the bot's own, so no message is ever parsed as one, and there is no help command)."""
 
     def __init__(self, service: Service, settings: Settings, **options: Any) -> None:
         options.setdefault("intents", INTENTS)
-        super().__init__(allowed_mentions=NO_MENTIONS, **options)
+        super().__init__(
+            command_prefix=commands.when_mentioned, help_command=None, allowed_mentions=NO_MENTIONS, **options
+        )
         self.service = service
         self.settings = settings
-        self.tree = app_commands.CommandTree(self)
         self.tree.on_error = self._on_app_command_error  # type: ignore[method-assign]
         self.poster: DiscordPoster | None = None
         # Bot message id -> conversation key, so a long reply chain keeps its first question as
         # context. After a restart, the chain is recovered one level up from message references.
         self.conversations: OrderedDict[int, str] = OrderedDict()
-        register_commands(self)
 
     async def setup_hook(self) -> None:
         # asyncio.to_thread's default pool has cpu+4 threads; questions beyond that would wait in
@@ -129,6 +126,8 @@ class BylineClient(discord.Client):
         executor = ThreadPoolExecutor(handler_threads(self.service.limits), thread_name_prefix="byline-discord")
         asyncio.get_running_loop().set_default_executor(executor)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
+        for cog in cogs_for(self.service, self.remember_conversation):
+            await self.add_cog(cog)
         self.poster = DiscordPoster(self, asyncio.get_running_loop())
         register_poster(self.service, self.poster)
         if not self.syncs_commands:
@@ -332,7 +331,7 @@ class BylineClient(discord.Client):
         )
 
 
-class ShardedBylineClient(BylineClient, discord.AutoShardedClient):
+class ShardedBylineClient(BylineClient, commands.AutoShardedBot):
     """The Discord client for one process of a sharded bot: one gateway connection per shard in
     ``plan``, each receiving only its guilds' events; everything else is ``BylineClient``'s."""
 
@@ -391,213 +390,6 @@ async def send_to_channel(
             kwargs["view"] = view
         sent.append(await channel.send(content=message.content or None, embeds=message.embeds, **kwargs))
     return sent
-
-
-# -- slash commands --------------------------------------------------------------------------
-
-
-async def slash(
-    interaction: discord.Interaction[Any],
-    name: str,
-    work: Callable[[Asker], Reply],
-    *,
-    defer: bool,
-    private: bool = False,
-    remember: str = "",
-) -> None:
-    """Run a slash command: defer if asked, work in a thread, reply, and never fail silently.
-
-    /ask, /search, /digest and /ingest always defer: retrieval is usually well under a second,
-    but on a busy two-core host a cold query or an ingest can pass Discord's 3-second limit, and a
-    defer costs one request and shows "Byline is thinking…", which is the typing indicator here.
-    """
-    async with guarded(interaction, f"/{name}"):
-        if defer:
-            await interaction.response.defer(ephemeral=private, thinking=True)
-        asker = interaction_asker(interaction)
-        reply = await asyncio.to_thread(work, asker)
-        if private and isinstance(reply, AnswerReply):
-            reply.private = True
-        sent = await send_reply(interaction, reply, deferred_private=private)
-        client = interaction.client
-        if remember and isinstance(reply, AnswerReply) and isinstance(client, BylineClient):
-            # A reply to this answer is a follow-up: give it this question as context.
-            for message in sent:
-                key = f"discord:{interaction.channel_id}:{message.id}"
-                client.remember_conversation(message.id, key)
-                await asyncio.to_thread(client.service.state.remember, key, remember, asker.tenant)
-
-
-def register_commands(client: BylineClient) -> None:
-    """Every slash command, each a short function over the service."""
-    tree, service = client.tree, client.service
-
-    @tree.command(name="ask", description="Answer a question with verbatim, cited quotes from the articles")
-    @app_commands.describe(
-        question="What you want to know, e.g. what did Mourinho say about the referee?",
-        private="Only you see the answer (default: off)",
-    )
-    async def ask(
-        interaction: discord.Interaction[Any], question: app_commands.Range[str, 1, 1000], private: bool = False
-    ) -> None:
-        queued = interaction_queue_notice(interaction)
-        await slash(
-            interaction,
-            "ask",
-            lambda asker: service.ask(question, asker, queued, private=private),
-            defer=True,
-            private=private,
-            # A private answer is ephemeral: nobody can reply to it, and its question must not
-            # become the context of a public follow-up.
-            remember="" if private else question,
-        )
-
-    @tree.command(name="search", description="The article passages that best match a query")
-    @app_commands.describe(query="Words to look for, e.g. Kompany injury")
-    async def search(interaction: discord.Interaction[Any], query: app_commands.Range[str, 1, 500]) -> None:
-        await slash(interaction, "search", lambda asker: service.search(query, asker), defer=True)
-
-    @tree.command(name="sources", description="The articles Byline knows, newest first")
-    @app_commands.describe(page="Page number (default 1)")
-    async def sources(interaction: discord.Interaction[Any], page: app_commands.Range[int, 1, 100000] = 1) -> None:
-        await slash(interaction, "sources", lambda asker: service.sources_page(page, asker), defer=False)
-
-    @tree.command(name="help", description="What Byline can do and how to ask")
-    async def help_(interaction: discord.Interaction[Any]) -> None:
-        await slash(interaction, "help", lambda asker: service.help(), defer=False)
-
-    @tree.command(name="ingest", description="Add an article to Byline from a URL or an uploaded file")
-    @app_commands.describe(url="The article's web address", file="An article file (text or HTML) instead of a URL")
-    async def ingest(
-        interaction: discord.Interaction[Any], url: str | None = None, file: discord.Attachment | None = None
-    ) -> None:
-        loop = asyncio.get_running_loop()
-
-        def work(asker: Asker) -> Reply:
-            if file is None or url:
-                return service.run_command(f"/ingest {url or ''}".strip(), asker)
-            # An attachment's name and size are known before anything is downloaded.
-            refusal = upload_refusal(asker, file.filename, file.size)
-            if refusal is not None:
-                return refusal
-            downloaded = asyncio.run_coroutine_threadsafe(download_attachment(file), loop).result()
-            if isinstance(downloaded, TextReply):
-                return downloaded
-            return ingest_upload(service, file.filename, downloaded, asker)
-
-        await slash(interaction, "ingest", work, defer=True)
-
-    @tree.command(name="remove", description="Remove articles by URL, key or id (Byline's operators only; logged)")
-    @app_commands.describe(articles="One or more article URLs, keys or ids, separated by spaces")
-    async def remove(interaction: discord.Interaction[Any], articles: app_commands.Range[str, 1, 1000]) -> None:
-        await slash(
-            interaction,
-            "remove",
-            lambda asker: service.run_command(f"/remove {articles}", asker),
-            defer=True,
-            private=True,
-        )
-
-    @tree.command(
-        name="autoreply", description="Answer every question posted in a channel or forum, no mention needed (admins)"
-    )
-    @app_commands.describe(mode="on, off, or status (default)", channel="A text or forum channel (default: this one)")
-    async def autoreply(
-        interaction: discord.Interaction[Any],
-        mode: Literal["on", "off", "status"] = "status",
-        channel: discord.TextChannel | discord.ForumChannel | None = None,
-    ) -> None:
-        def work(asker: Asker) -> Reply:
-            # A forum has no message box to run a command in, so it is named instead.
-            if channel is not None:
-                asker = replace(asker, channel_id=str(channel.id))
-            return service.run_command(f"/autoreply {mode}", asker)
-
-        await slash(interaction, "autoreply", work, defer=False, private=True)
-
-    @tree.command(name="gaps", description="What Byline couldn't answer (abstentions and 👎), grouped (admins)")
-    @app_commands.describe(since="7d, 24h, yesterday or 2026-11-30 (default: 7d)")
-    async def gaps(interaction: discord.Interaction[Any], since: app_commands.Range[str, 1, 100] = "7d") -> None:
-        await slash(
-            interaction, "gaps", lambda asker: service.run_command(f"/gaps {since}", asker), defer=True, private=True
-        )
-
-    digest = app_commands.Group(name="digest", description="News digests for this channel")
-
-    def run_digest(interaction: discord.Interaction[Any], args: str, private: bool) -> Any:
-        return slash(
-            interaction,
-            "digest",
-            lambda asker: service.run_command(f"/digest {args}".strip(), asker),
-            defer=True,
-            private=private,
-        )
-
-    @digest.command(name="now", description="A digest of what is new since this channel's last digest")
-    async def digest_now(interaction: discord.Interaction[Any]) -> None:
-        await run_digest(interaction, "now", False)
-
-    @digest.command(name="since", description="A digest of the articles added since a time")
-    @app_commands.describe(when="yesterday, 2h, 3d or a date like 2026-11-30")
-    async def digest_since(interaction: discord.Interaction[Any], when: app_commands.Range[str, 1, 100]) -> None:
-        await run_digest(interaction, f"since {when}", False)
-
-    @digest.command(name="subscribe", description="Post digests here on a schedule (needs Manage Channels)")
-    @app_commands.describe(schedule="daily 09:00 [Europe/London], weekly mon 09:00, or a cron expression")
-    async def digest_subscribe(
-        interaction: discord.Interaction[Any], schedule: app_commands.Range[str, 1, 200]
-    ) -> None:
-        await run_digest(interaction, f"subscribe {schedule}", True)
-
-    @digest.command(name="unsubscribe", description="Stop this channel's scheduled digests (needs Manage Channels)")
-    async def digest_unsubscribe(interaction: discord.Interaction[Any]) -> None:
-        await run_digest(interaction, "unsubscribe", True)
-
-    @digest.command(name="status", description="This channel's digest schedule: next run, last run, what it covers")
-    async def digest_status(interaction: discord.Interaction[Any]) -> None:
-        await run_digest(interaction, "status", True)
-
-    tree.add_command(digest)
-
-    scope = app_commands.Group(name="scope", description="Which sources answer in this channel")
-
-    def run_scope(interaction: discord.Interaction[Any], args: str) -> Any:
-        work = lambda asker: service.run_command(f"/scope {args}", asker)  # noqa: E731
-        return slash(interaction, "scope", work, defer=False, private=True)
-
-    @scope.command(name="add", description="Answer here only from these sources (needs Manage Channels)")
-    @app_commands.describe(entries="feed:URL, outlet:NAME, tag:NAME or since:30d; several: outlet:BBC Sport since:30d")
-    async def scope_add(interaction: discord.Interaction[Any], entries: app_commands.Range[str, 1, 1000]) -> None:
-        await run_scope(interaction, f"add {entries}")
-
-    @scope.command(name="show", description="What this channel follows, and how many articles that is")
-    async def scope_show(interaction: discord.Interaction[Any]) -> None:
-        await run_scope(interaction, "show")
-
-    @scope.command(name="clear", description="Answer here from every source again (needs Manage Channels)")
-    async def scope_clear(interaction: discord.Interaction[Any]) -> None:
-        await run_scope(interaction, "clear")
-
-    tree.add_command(scope)
-    # /quotes, /reactions, /alerts (issue 35): bot/platforms/discord/quotes.py.
-    register_quote_commands(tree, service, slash)
-    # /verify: is this quote real? (issue 35, part 1): bot/platforms/discord/verify.py.
-    register_verify_command(tree, service, slash)
-
-
-async def download_attachment(file: discord.Attachment) -> bytes | TextReply:
-    """The attachment's bytes (through discord.py's session), or a reply saying why not."""
-    name = file.filename
-    try:
-        return await asyncio.wait_for(file.read(), DOWNLOAD_TIMEOUT)
-    except discord.NotFound:
-        why = "Discord no longer has it (deleted?)"
-    except (discord.HTTPException, aiohttp.ClientError, OSError) as error:
-        why = f"downloading it from Discord failed ({type(error).__name__})"
-    except TimeoutError:
-        why = f"downloading it from Discord took over {DOWNLOAD_TIMEOUT:.0f} s"
-    log.warning("Discord: attachment %s not downloaded: %s", name, why)
-    return TextReply(f"{name}: could not add it: {why}. Attach it again.", private=True, error=True)
 
 
 # -- posting from other threads (digests, feed notices) ------------------------------------

@@ -7,30 +7,34 @@ and replies. ``private`` shows the verdict to the asker alone.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
+from discord.ext import commands
 
+from bot.platforms.discord.slash import slash
 from bot.replies import Reply, VerifyReply
 from bot.service import Asker, Service
 from retrieval.features.quote_check import MAX_QUOTE_CHARS
 
-if TYPE_CHECKING:
-    Slash = Callable[..., Awaitable[None]]
 
+class VerifyCog(commands.Cog, name="Verify"):
+    """Is this quote real? Verbatim, altered, said by someone else, or not found."""
 
-def register_verify_command(tree: app_commands.CommandTree[Any], service: Service, slash: Slash) -> None:
-    """Add ``/verify`` to the command tree."""
+    def __init__(self, service: Service) -> None:
+        self.service = service
 
-    @tree.command(name="verify", description="Is this quote real? Verbatim, altered, said by someone else or not found")
+    @app_commands.command(
+        name="verify", description="Is this quote real? Verbatim, altered, said by someone else or not found"
+    )
     @app_commands.describe(
         quote="The quote as you have it, e.g. We were the better team (an ellipsis … joins two pieces)",
         speaker="Who it is said to be by, e.g. Mourinho (default: whoever the article says)",
         private="Only you see the verdict (default: off)",
     )
     async def verify(
+        self,
         interaction: discord.Interaction[Any],
         quote: app_commands.Range[str, 1, MAX_QUOTE_CHARS],
         speaker: app_commands.Range[str, 1, 200] | None = None,
@@ -39,7 +43,7 @@ def register_verify_command(tree: app_commands.CommandTree[Any], service: Servic
         line = " ".join(quote.split()) + (f" speaker:{' '.join(speaker.split())}" if speaker else "")
 
         def work(asker: Asker) -> Reply:
-            reply = service.run_command(f"/verify {line}", asker)
+            reply = self.service.run_command(f"/verify {line}", asker)
             if private and isinstance(reply, VerifyReply):
                 reply.private = True
             return reply
