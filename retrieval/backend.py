@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from retrieval.errors import BylineError
-from retrieval.index.dense import DenseIndex
+from retrieval.index.factory import new_keyword_index, new_vector_index, open_shared_indexes, vector_index_of
 from retrieval.index.files import LOCK_FILE, LoadedIndexes, read_indexes, write_indexes
-from retrieval.index.sparse import SparseIndex
 from retrieval.ports import IdSet, KeywordIndex, SavedToFile, VectorIndex
 from retrieval.reading.text import search_tokens
 from retrieval.storage.atomic import DirectoryLock
@@ -45,9 +44,6 @@ STORE_FILE = "byline.sqlite3"
 INDEX_GENERATION_KEY = "index_generation"
 # Sentences whose vectors are copied from the store per request when reconciling.
 _RECONCILE_BATCH = 2048
-
-
-_SHARED_IN_MEMORY: dict[str, tuple[VectorIndex, KeywordIndex]] = {}
 
 
 class BackendError(BylineError):
@@ -148,11 +144,11 @@ class FileIndexes:
     def rebuild_dense(self, store: Store) -> VectorIndex:
         batches = list(store.iter_sentence_vectors())
         if not batches:
-            return DenseIndex()
-        return DenseIndex.build(np.concatenate([b[0] for b in batches]), np.concatenate([b[1] for b in batches]))
+            return new_vector_index()
+        return vector_index_of(np.concatenate([b[0] for b in batches]), np.concatenate([b[1] for b in batches]))
 
     def rebuild_sparse(self, store: Store) -> KeywordIndex:
-        sparse = SparseIndex()
+        sparse = new_keyword_index()
         for passage_id, text in store.iter_passage_texts():
             sparse.add(passage_id, search_tokens(text))
         return sparse
@@ -186,33 +182,14 @@ class SharedIndexes:
 
     @classmethod
     def open(cls, backend: Backend, data_dir: Path, store: Store) -> SharedIndexes:
+        location = backend.qdrant_location or str(data_dir / "qdrant")
         try:
-            from retrieval.index.qdrant import QdrantIndex
-            from retrieval.index.qdrant_keywords import QdrantKeywordIndex
+            dense, sparse = open_shared_indexes(location, backend.qdrant_api_key or None)
         except ImportError:
             raise BackendError(
                 f"{BACKEND_VARIABLE}=cluster needs the cluster extra (qdrant-client, psycopg, redis): "
                 "run `pip install -e '.[cluster]'`."
             ) from None
-        location = backend.qdrant_location or str(data_dir / "qdrant")
-        api_key = backend.qdrant_api_key or None
-        dense: VectorIndex
-        sparse: KeywordIndex
-        if location == ":memory:":
-            dense, sparse = QdrantIndex.in_memory(), QdrantKeywordIndex.in_memory()
-        elif location.startswith(":memory:"):
-            # ":memory:NAME": one in-memory Qdrant per name, shared by every library of this
-            # process that names it (what tests of several workers in one process need).
-            if location not in _SHARED_IN_MEMORY:
-                _SHARED_IN_MEMORY[location] = (QdrantIndex.in_memory(), QdrantKeywordIndex.in_memory())
-            dense, sparse = _SHARED_IN_MEMORY[location]
-        elif location.startswith(("http://", "https://")):
-            dense = QdrantIndex.open(url=location, api_key=api_key)
-            sparse = QdrantKeywordIndex.open(url=location, api_key=api_key)
-        else:
-            # Local mode: one folder per collection, as its client locks its folder.
-            dense = QdrantIndex.open(path=Path(location) / "sentences")
-            sparse = QdrantKeywordIndex.open(path=Path(location) / "passages")
         return cls(store, dense, sparse)
 
     def read(self, store: Store) -> LoadedIndexes:

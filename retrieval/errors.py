@@ -15,3 +15,16 @@ class BadQuestion(BylineError):
 
 class CorruptDatabase(BylineError):
     """A SQLite file that is not a database, or is damaged: never overwritten, the user decides."""
+
+
+class OldIndexFormat(ValueError):
+    """An index file written by an older Byline: rebuilt from the store, as when stale."""
+
+
+class IndexFileOutOfStep(ValueError):
+    """An index file whose ids are not the store's: it misses some articles or holds deleted ones
+    (rebuilt from the store)."""
+
+
+class QdrantUnavailable(BylineError):
+    """Qdrant could not be opened or reached; the message says where and what to do."""

@@ -20,11 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from retrieval.backend import STORE_FILE, Backend, FileIndexes, IndexKeeper
-from retrieval.index.dense import DenseIndex
 from retrieval.index.embedder import Embedder
+from retrieval.index.factory import new_keyword_index, new_vector_index
 from retrieval.index.files import DENSE_FILE, INDEX_META_FILE, SPARSE_FILE, LoadedIndexes
 from retrieval.index.segment import build_passages
-from retrieval.index.sparse import SparseIndex
 from retrieval.models import Answer, Article, ArticleDraft, Paragraph, SearchHit
 from retrieval.ports import KeywordIndex, VectorIndex
 from retrieval.reading.article_terms import ArticleTerms
@@ -114,8 +113,8 @@ class Library:
         # How the indexes persist and are kept level with the store (files, or shared collections).
         self.keeper = keeper or FileIndexes(data_dir)
         # Typed by their ports (``ports.py``): what the rest of the core may call on them.
-        self.dense: VectorIndex = DenseIndex()
-        self.sparse: KeywordIndex = SparseIndex()
+        self.dense: VectorIndex = new_vector_index()
+        self.sparse: KeywordIndex = new_keyword_index()
         # Searches read the indexes while ingest changes them; FAISS and the BM25 dicts are
         # not safe for that, so both take this lock (held for milliseconds at a time).
         self.lock = threading.RLock()

@@ -15,6 +15,8 @@ from retrieval.errors import BylineError
 from retrieval.index.dense import DenseIndex
 from retrieval.index.embedder import DIMENSION
 from retrieval.index.factory import (
+    EDGE_FOLDER,
+    EDGE_KEYWORD_FOLDER,
     QDRANT_FOLDER,
     QDRANT_KEYWORD_FOLDER,
     UnknownBackend,
@@ -25,6 +27,10 @@ from retrieval.index.factory import (
 )
 from retrieval.index.sparse import SparseIndex
 
+needs_edge = pytest.mark.skipif(
+    importlib.util.find_spec("qdrant_edge") is None,
+    reason="qdrant-edge-py is not installed: install the test extra (pip install -e '.[test]'), which includes it",
+)
 needs_qdrant = pytest.mark.skipif(
     importlib.util.find_spec("qdrant_client") is None,
     reason="qdrant-client is not installed: install the test extra (pip install -e '.[test]'), which includes it",
@@ -44,7 +50,7 @@ def test_an_unknown_backend_names_the_ones_there_are(tmp_path: Path) -> None:
     with pytest.raises(UnknownBackend) as raised:
         open_vector_index(tmp_path, {"BYLINE_VECTOR_BACKEND": "milvus"})
     message = str(raised.value)
-    assert "BYLINE_VECTOR_BACKEND='milvus'" in message and "faiss, qdrant" in message
+    assert "BYLINE_VECTOR_BACKEND='milvus'" in message and "faiss, qdrant, qdrant-edge" in message
     assert isinstance(raised.value, BylineError)
 
 
@@ -185,3 +191,27 @@ def test_a_keyword_qdrant_server_that_is_not_there_is_named_in_the_error(tmp_pat
     assert url in message and "start the server, or correct BYLINE_QDRANT_URL" in message
     assert "s3cret-key" not in message, "the API key never appears in a message"
     assert not (tmp_path / QDRANT_KEYWORD_FOLDER).exists(), "a URL is used instead of local mode, not as well"
+
+
+@needs_edge
+def test_qdrant_edge_is_one_entry_of_the_factory_for_both_ports(tmp_path: Path) -> None:
+    """The in-process Qdrant engine is named by the factory like the others (in a folder of the
+    data directory per index), so nothing but the factory imports an engine."""
+    from retrieval.index.qdrant_edge import EdgeKeywordIndex, EdgeVectorIndex
+
+    environ = {"BYLINE_VECTOR_BACKEND": "qdrant-edge", "BYLINE_KEYWORD_BACKEND": "qdrant-edge"}
+    vectors = open_vector_index(tmp_path, environ)
+    keywords = open_keyword_index(tmp_path, environ)
+    try:
+        assert isinstance(vectors, EdgeVectorIndex) and isinstance(keywords, EdgeKeywordIndex)
+        assert (tmp_path / EDGE_FOLDER).is_dir() and (tmp_path / EDGE_KEYWORD_FOLDER).is_dir()
+        vector = np.zeros((1, DIMENSION), dtype=np.float32)
+        vector[0, 3] = 1.0
+        vectors.add(np.array([7]), vector)
+        ids, _ = vectors.search(vector[0], 1)
+        assert ids.tolist() == [7]
+        keywords.add(11, ["budget", "chancellor"])
+        assert [passage for passage, _ in keywords.search(["budget"], 5)] == [11]
+    finally:
+        vectors.close()  # type: ignore[attr-defined]
+        keywords.close()  # type: ignore[attr-defined]

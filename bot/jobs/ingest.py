@@ -140,7 +140,7 @@ def lost_connection(error: BaseException) -> bool:
     import redis
     from qdrant_client.http.exceptions import ResponseHandlingException
 
-    from retrieval.index.qdrant import QdrantUnavailable
+    from retrieval.errors import QdrantUnavailable
     from retrieval.storage.postgres import DatabaseUnavailable
 
     connection_errors = (

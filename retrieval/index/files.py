@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.index.dense import DenseIndex
-from retrieval.index.sparse import OldFormat, SparseIndex, StoreMismatch
+from retrieval.errors import IndexFileOutOfStep, OldIndexFormat
+from retrieval.index.factory import keyword_index_from_file, vector_index_from_file
 from retrieval.ports import FileKeywordIndex, FileVectorIndex, KeywordIndex, VectorIndex
 from retrieval.storage.atomic import write_bytes_atomically
 from retrieval.storage.store import Store
@@ -57,15 +57,15 @@ def read_indexes(data_dir: Path, store: Store) -> LoadedIndexes:
         return loaded
     try:
         data = _checked_bytes(data_dir / DENSE_FILE, files.get(DENSE_FILE))
-        dense = DenseIndex.from_bytes(data)
+        dense = vector_index_from_file(data)
         if not np.array_equal(dense.ids(), store.sentence_ids()):
-            raise StoreMismatch("held other sentences than the store")
+            raise IndexFileOutOfStep("held other sentences than the store")
         loaded.dense = dense
     except (OSError, RuntimeError, ValueError) as error:
         loaded.problems["dense"] = _why(error)
     try:
         data = _checked_bytes(data_dir / SPARSE_FILE, files.get(SPARSE_FILE))
-        loaded.sparse = SparseIndex.from_bytes(data, store.passage_ids())
+        loaded.sparse = keyword_index_from_file(data, store.passage_ids())
     except (OSError, ValueError) as error:
         loaded.problems["sparse"] = _why(error)
     return loaded
@@ -117,7 +117,7 @@ def _missing_or(reason: str, path: Path) -> str:
 def _why(error: Exception) -> str:
     if isinstance(error, FileNotFoundError):
         return "was missing"
-    if isinstance(error, _Damaged | OldFormat | StoreMismatch):
+    if isinstance(error, _Damaged | OldIndexFormat | IndexFileOutOfStep):
         return str(error)
     if isinstance(error, OSError):
         return f"could not be read ({error.strerror or error})"

@@ -17,7 +17,7 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException
 
-from retrieval.errors import BylineError
+from retrieval.errors import QdrantUnavailable
 from retrieval.index.embedder import DIMENSION
 from retrieval.ports import IdSet
 from retrieval.storage.postgres import redacted
@@ -27,10 +27,6 @@ SENTENCES = "sentences"
 UPSERT_BATCH = 512
 # Points per page when listing every id.
 SCROLL_PAGE = 2048
-
-
-class QdrantUnavailable(BylineError):
-    """Qdrant could not be opened or reached; the message says where and what to do."""
 
 
 def open_client(

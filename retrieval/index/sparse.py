@@ -15,6 +15,7 @@ from collections import Counter
 
 import numpy as np
 
+from retrieval.errors import IndexFileOutOfStep, OldIndexFormat
 from retrieval.ports import IdSet
 
 # v2: accents folded in search tokens. v3: an .npz of integer arrays and a JSON header, not a
@@ -168,7 +169,7 @@ class SparseIndex:
         the passages it holds are not exactly ``passage_ids`` (checked before anything is built,
         so a planted file cannot make Byline allocate a length array for absurd ids)."""
         if data[:1] == b"\x80":
-            raise OldFormat("was in the old pickle format (not read: loading a pickle can run code)")
+            raise OldIndexFormat("was in the old pickle format (not read: loading a pickle can run code)")
         if not data.startswith(b"PK"):
             raise ValueError("not a Byline keyword index")
         try:
@@ -179,7 +180,7 @@ class SparseIndex:
             raise ValueError(str(error) or type(error).__name__) from None
         written_by = header.get("format") if isinstance(header, dict) else None
         if isinstance(written_by, str) and written_by.startswith("byline-bm25-") and written_by != _FORMAT:
-            raise OldFormat("was out of date")  # an older version's: rebuilt, as when stale
+            raise OldIndexFormat("was out of date")  # an older version's: rebuilt, as when stale
         if written_by != _FORMAT:
             raise ValueError("not a Byline keyword index")
         terms = header.get("terms")
@@ -187,7 +188,7 @@ class SparseIndex:
             raise ValueError("malformed term list")
         _check_shapes(len(terms), columns)
         if passage_ids is not None and not np.array_equal(np.sort(columns["length_ids"]), np.sort(passage_ids)):
-            raise StoreMismatch("held other passages than the store")
+            raise IndexFileOutOfStep("held other passages than the store")
         index = cls()
         offsets, doc_ids, frequencies = columns["offsets"], columns["doc_ids"].tolist(), columns["frequencies"].tolist()
         for number, term in enumerate(terms):
@@ -198,14 +199,6 @@ class SparseIndex:
         for doc_id, length in index._lengths.items():
             index._set_length(doc_id, length)
         return index
-
-
-class OldFormat(ValueError):
-    """A keyword index written by an older Byline: rebuilt from the store, as when stale."""
-
-
-class StoreMismatch(ValueError):
-    """An index whose ids are not the store's: it misses some articles or holds deleted ones."""
 
 
 _COLUMNS = ("offsets", "doc_ids", "frequencies", "length_ids", "lengths")
