@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from bot.limits import LimitSettings
+from bot.platforms.terminal.chat import render
 from bot.replies import AnswerReply
 from bot.service import Asker, Service
 from bot.state.store import STATE_FILE, BotState
-from bot.terminal import render
 from retrieval.answering.question import parse, with_context
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library

@@ -7,9 +7,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.platforms.terminal.chat import render
 from bot.replies import AnswerReply, TextReply
 from bot.service import Asker, Service
-from bot.terminal import render
 from retrieval.library import Library
 from retrieval.reading.loader import decode_text
 

@@ -25,10 +25,10 @@ from bot.commands.ingest import register_ingest
 from bot.jobs.digest_schedule import MAX_SLEEP, Schedule
 from bot.limits import LimitSettings
 from bot.platforms.discord.app import DiscordStartError
+from bot.platforms.terminal.chat import chat, render
 from bot.replies import DigestReply, Reply, TextReply
 from bot.service import Asker, Service
 from bot.state.store import STATE_FILE, BotState
-from bot.terminal import chat, render
 from retrieval.index.embedder import Embedder
 from retrieval.ingest.fetch import Fetcher
 from retrieval.library import Library

@@ -335,7 +335,7 @@ def test_terminal_text_never_carries_control_sequences() -> None:
 
 
 def test_every_terminal_reply_drops_control_sequences() -> None:
-    from bot import terminal
+    from bot.platforms.terminal import chat as terminal
 
     osc_link = "\x1b]8;;https://evil.example\x07click here\x1b]8;;\x07 \x1b[2J\x00"
     for reply in replies_for(one_piece(text=osc_link, title=osc_link, speaker=osc_link)):

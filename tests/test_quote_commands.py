@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from bot.commands.quotes import QuoteCommands, QuoteQuery, parse_pairs
+from bot.platforms.terminal.chat import chat
 from bot.service import Service
-from bot.terminal import chat
 from retrieval.index.embedder import Embedder
 from tests.discord_fake import DiscordFake, running_fake
 from tests.library_copies import ingested_data_dir, service_on_copy

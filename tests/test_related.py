@@ -21,10 +21,10 @@ from bot.app import add_features
 from bot.cli.main import main
 from bot.limits import LimitSettings
 from bot.platforms.slack.render import ACTION_SHARE
+from bot.platforms.terminal.chat import chat
 from bot.replies import AnswerReply
 from bot.service import Asker, Service
 from bot.state.store import STATE_FILE, BotState
-from bot.terminal import chat
 from retrieval.features import related
 from retrieval.features.related import candidates, who_question
 from retrieval.index.embedder import Embedder

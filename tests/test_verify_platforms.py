@@ -17,9 +17,9 @@ from bot.platforms.discord.render import DESCRIPTION_LIMIT, MESSAGE_EMBED_LIMIT,
 from bot.platforms.discord.render import render as discord_render
 from bot.platforms.slack.render import BLOCK_LIMIT, SECTION_LIMIT
 from bot.platforms.slack.render import render as slack_render
+from bot.platforms.terminal.chat import chat
 from bot.replies import TextReply, VerifyReply
 from bot.service import Asker, Service
-from bot.terminal import chat
 from retrieval.index.embedder import Embedder
 from tests.discord_fake import running_fake
 from tests.library_copies import ingested_data_dir, service_on_copy

@@ -24,10 +24,10 @@ from bot.commands import gaps
 from bot.config import Settings, environment_problem, load_environment
 from bot.logs import configure_logging
 from bot.output import pipe_safe, plural, print_error, print_json
+from bot.platforms.terminal.chat import chat, render
 from bot.replies import AnswerReply, SearchReply, SourcesReply, TextReply
 from bot.service import MAX_PAGE_DIGITS, SOURCES_PAGE_SIZE, Asker, Service, shown
 from bot.tenancy import OPERATOR
-from bot.terminal import chat, render
 from retrieval.errors import BylineError
 from retrieval.features.removal import audit_entries, remove_articles
 from retrieval.storage.database import DATABASE_ERRORS

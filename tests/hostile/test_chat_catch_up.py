@@ -10,8 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+from bot.platforms.terminal.chat import chat
 from bot.service import Service
-from bot.terminal import chat
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from tests.fixture_articles import article

@@ -46,6 +46,7 @@ from bot.limits import handler_threads, place_in_line
 from bot.logs import without_credentials
 from bot.platforms.slack.http_guard import SlackHttpGuard
 from bot.platforms.slack.oauth import NOT_INSTALLED, SlackOAuth, Workspace, current_workspace, note_revocations, serving
+from bot.platforms.slack.post import post_message
 from bot.platforms.slack.related import on_related
 from bot.platforms.slack.render import (
     ACTION_PASSAGES,
@@ -53,7 +54,6 @@ from bot.platforms.slack.render import (
     ACTION_VOTE_DOWN,
     ACTION_VOTE_UP,
     RELATED_ACTIONS,
-    SlackMessage,
     render,
 )
 from bot.replies import Reply, TextReply
@@ -142,18 +142,6 @@ class SlackPoster:
                 raise DeliveryError(
                     f"Slack: cannot post to channel {channel_id} ({_channel_problem(error)})."
                 ) from error
-
-
-def post_message(client: WebClient, channel: str, message: SlackMessage, thread_ts: str | None = None) -> None:
-    """``chat.postMessage`` with Byline's rules: no ``link_names``, no unfurls."""
-    client.chat_postMessage(
-        channel=channel,
-        text=message.text,
-        blocks=message.blocks,
-        thread_ts=thread_ts,
-        unfurl_links=False,
-        unfurl_media=False,
-    )
 
 
 def question_text(text: str) -> str:
@@ -419,18 +407,18 @@ class SlackAdapter:
         asker = self.asker(user, channel, f"slack:{channel}:{user}:commands")
 
         def queued(position: int) -> None:
-            self._respond(respond, TextReply(place_in_line(position), private=True))
+            self.respond_with(respond, TextReply(place_in_line(position), private=True))
 
         # "/byline" alone or "/byline help" is the help; "/byline ask ..." routes like "/ask ...".
         line = f"/{name} {text}" if name != "byline" else "" if text.lower() in {"", "help"} else f"/{text}"
         reply = self.service.run_command(line, asker, on_queued=queued) if line else self.service.help()
-        self._respond(respond, reply)
+        self.respond_with(respond, reply)
 
     def on_show_passages(self, body: dict[str, Any], respond: Respond) -> None:
         answer_id = body["actions"][0].get("value", "")
         user = body.get("user", {}).get("id", "")
         channel = (body.get("channel") or {}).get("id", "")
-        self._respond(respond, self.service.passages(answer_id, self.asker(user, channel)), force_private=True)
+        self.respond_with(respond, self.service.passages(answer_id, self.asker(user, channel)), force_private=True)
 
     def on_vote(self, body: dict[str, Any], respond: Respond) -> None:
         action = body["actions"][0]
@@ -438,7 +426,7 @@ class SlackAdapter:
         user = body.get("user", {}).get("id", "")
         channel = (body.get("channel") or {}).get("id", "")
         reply = self.service.feedback(action.get("value", ""), self.asker(user, channel), vote)
-        self._respond(respond, reply, force_private=True)
+        self.respond_with(respond, reply, force_private=True)
 
     def on_share(self, body: dict[str, Any], respond: Respond) -> None:
         """ "Share with channel" under a private answer: the same answer, public, "Asked by" the asker.
@@ -449,9 +437,9 @@ class SlackAdapter:
         user = body.get("user", {}).get("id", "")
         channel = (body.get("channel") or {}).get("id", "")
         reply = self.service.share(body["actions"][0].get("value", ""), self.asker(user, channel))
-        self._respond(respond, reply)
+        self.respond_with(respond, reply)
 
-    def _respond(self, respond: Respond, reply: Reply, force_private: bool = False) -> None:
+    def respond_with(self, respond: Respond, reply: Reply, force_private: bool = False) -> None:
         private = force_private or reply.private
         # bolt's respond() has no retry handlers, so one 5xx from the response URL would lose the
         # reply; the same URL through a WebhookClient with ours retries like every other call.

@@ -10,24 +10,33 @@ follow-up stays private too, with its own Share button. When Byline may not post
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from slack_bolt import Respond
+from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.commands.related import ask_related
+from bot.platforms.slack.post import post_message
 from bot.platforms.slack.render import render
-from bot.replies import AnswerReply
-
-if TYPE_CHECKING:
-    from bot.platforms.slack.app import SlackAdapter
+from bot.replies import AnswerReply, Reply
+from bot.service import Asker, Service
 
 log = logging.getLogger("byline.slack")
 
 
-def on_related(adapter: SlackAdapter, body: dict[str, Any], respond: Respond) -> None:
-    from bot.platforms.slack.app import post_message
+class SlackAdapter(Protocol):
+    """What a related-question click needs of the adapter (``app.SlackAdapter``)."""
 
+    service: Service
+    client: WebClient
+
+    def asker(self, user_id: str, channel_id: str, conversation: str = "") -> Asker: ...
+
+    def respond_with(self, respond: Respond, reply: Reply, force_private: bool = False) -> None: ...
+
+
+def on_related(adapter: SlackAdapter, body: dict[str, Any], respond: Respond) -> None:
     action = body["actions"][0]
     answer_id, _, number = str(action.get("value", "")).rpartition(":")
     user = body.get("user", {}).get("id", "")
@@ -44,7 +53,7 @@ def on_related(adapter: SlackAdapter, body: dict[str, Any], respond: Respond) ->
     if isinstance(reply, AnswerReply) and private:
         reply.private = True
     if not isinstance(reply, AnswerReply) or reply.private or not root:
-        adapter._respond(respond, reply)
+        adapter.respond_with(respond, reply)
         return
     posted = 0
     try:
@@ -59,4 +68,4 @@ def on_related(adapter: SlackAdapter, body: dict[str, Any], respond: Respond) ->
             "" if posted else "; sent through the response URL",
         )
         if not posted:  # a reply half posted is not sent again
-            adapter._respond(respond, reply)
+            adapter.respond_with(respond, reply)

@@ -30,7 +30,7 @@ class TerminalPlatform(PlatformBase):
         return sys.stdin.isatty()
 
     def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
-        from bot.terminal import chat
+        from bot.platforms.terminal.chat import chat
 
         log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
         # serve warms the model itself, in the background, as for every platform.
@@ -42,6 +42,6 @@ class TerminalPlatform(PlatformBase):
             print(f"\n{text}\n", file=sys.stdout, flush=True)
 
     def render(self, reply: Reply) -> Sequence[object]:
-        from bot.terminal import render
+        from bot.platforms.terminal.chat import render
 
         return [render(reply)]
