@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.commands import autoreply, gaps, remove, scope
+from bot.commands.alerts import register_alerts
 from bot.commands.digest import register_digest
 from bot.commands.ingest import register_ingest
 from bot.commands.quotes import register_quote_commands
 from bot.commands.verify import register_verify
-from bot.jobs.alerts import register_alerts
 from bot.jobs.digest_schedule import DigestScheduler
 from bot.limits import LimitSettings
 from bot.service import Service
@@ -25,8 +26,19 @@ if TYPE_CHECKING:
 
 
 def add_features(service: Service, default_timezone: str = "UTC", fetcher: Fetcher | None = None) -> Service:
-    """Register /digest (with its scheduler, not yet started) and /ingest (fetching under
-    ``fetcher``, the settings' policy) on a service."""
+    """Register the commands beyond asking (the service's own: /ask, /search, /sources, /help) on
+    a service: the channel and library commands, /digest (with its scheduler, not yet started),
+    /ingest (fetching under ``fetcher``, the settings' policy), the quote commands and /verify.
+
+    Every command is registered here, not by the service, so that the commands (which take the
+    service) and the service never import each other; the order is the order /help lists them."""
+    for command in (
+        autoreply.command(service.state),
+        gaps.command(service),
+        scope.command(service.library, service.state),
+        remove.command(service.library),
+    ):
+        service.register(command)
     scheduler = DigestScheduler(service.library, DigestStore(service.state), default_timezone=default_timezone)
     service.scheduler = scheduler
     register_digest(service, scheduler)

@@ -14,18 +14,28 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from bot.http_server import serve_in_thread
-from bot.replies import AnswerReply, TextReply
-
-if TYPE_CHECKING:
-    from bot.service import Service
+from bot.limits import RetrievalPool
+from bot.replies import AnswerReply, Reply, TextReply
 
 log = logging.getLogger("byline.health")
+
+
+class Measured(Protocol):
+    """What the metrics read of the service (``bot.service.Service``): its retrieval pool, and
+    ``ask``, which ``instrument`` wraps to count every question."""
+
+    @property
+    def pool(self) -> RetrievalPool: ...
+
+    @property
+    def ask(self) -> Callable[..., Reply]: ...
+
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 HEALTH_PATH = "/healthz"
@@ -71,10 +81,10 @@ class Health:
     def ready(self) -> bool:
         return self.model_warm and self.library_open and not self.stopping
 
-    def watch_queue(self, service: Service) -> None:
+    def watch_queue(self, service: Measured) -> None:
         self.queue_depth.set_function(lambda: float(service.pool.outstanding))
 
-    def instrument(self, service: Service) -> None:
+    def instrument(self, service: Measured) -> None:
         """Count every question the service answers, whichever adapter asked it."""
         ask = service.ask
 

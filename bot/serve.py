@@ -146,7 +146,7 @@ def _singleton_jobs(
 ) -> list[threading.Thread]:
     """The jobs that must run in one process of all the workers (``leader.py``)."""
     health.leader = True
-    threads = [_lowers_flag_when_set(stop, health), start_background(service, settings, stop)]
+    threads = [_lowers_flag_when_set(stop, health), start_background(service.library, settings, stop)]
     if settings.retention_days > 0:
         threads.append(start_retention(service, settings.retention_days, stop))
     if service.scheduler is not None:
@@ -240,8 +240,8 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
         # Buckets shared by every worker: a user's burst is theirs, not theirs per worker.
         service.rate_limiter = shared_limiter(settings)
     if service.scheduler is not None and settings.gaps_digest_channel:
-        from bot.commands.gaps import GapStore
         from bot.jobs.gaps_digest import add_gaps_digest
+        from bot.state.gaps import GapStore
 
         embed = service.library.embedder.encode
         gaps = GapStore(service.state)

@@ -14,17 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.commands.autoreply import autoreply_command
-from bot.commands.gaps import GapStore, gaps_command
-from bot.commands.scope import ScopeCommand, channel_scope
+from bot.asking import MAX_PAGE_DIGITS, Asker, Command, clean_input, shown
 from bot.limits import Limiter, LimitSettings, QueueFull, RateLimiter, RetrievalPool, retry_phrase
 from bot.replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
+from bot.state.channel_scopes import channel_scope
+from bot.state.gaps import GapStore
 from bot.state.store import BotState, state_location
 from retrieval.answering import passages_for
 from retrieval.backend import Backend
 from retrieval.errors import BylineError
 from retrieval.features.related import with_related
-from retrieval.features.removal import Removal, remove_articles
 from retrieval.library import Library
 from retrieval.models import Answer, AnswerSpan, Citation, Passage, SearchHit
 from retrieval.scope import Scope
@@ -37,55 +36,6 @@ log = logging.getLogger("byline.service")
 
 SOURCES_PAGE_SIZE = 8
 SEARCH_RESULTS = 5
-# A page number longer than this is refused before int() reads it (int() of a 5,000-digit
-# string raises ValueError, and no library has a billion pages).
-MAX_PAGE_DIGITS = 9
-# Lone surrogates (JSON "\ud800", undecodable bytes under surrogateescape) cannot be encoded as
-# UTF-8, so SQLite and every platform API would raise on them; they become U+FFFD.
-_SURROGATES = re.compile("[\ud800-\udfff]")
-# C0/C1 control characters other than tab and newline (NUL, ESC, BEL...) become spaces, and
-# bidi embeddings/overrides/isolates are dropped: they carry no words, and echoed back in a
-# reply they would reorder or recolour Byline's own text.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-
-
-def clean_input(text: str) -> str:
-    """User text made safe to store, search and echo; every entry point of the service uses it."""
-    return _BIDI.sub("", _CONTROLS.sub(" ", _SURROGATES.sub("\ufffd", text)))
-
-
-def shown(text: str, limit: int = 60) -> str:
-    """User input quoted back in a message, cut so that a huge argument gives a short reply."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-@dataclass(frozen=True)
-class Asker:
-    """Who is asking, and where: enough for permissions, feedback and conversation context."""
-
-    platform: str
-    user_id: str
-    channel_id: str = ""
-    is_admin: bool = False
-    conversation: str = ""
-    # The channel a thread belongs to (Discord threads have their own ids): its scope applies.
-    parent_channel: str = ""
-    # The workspace or server the request came from, and whether the asker owns the shared
-    # library (bot/tenancy.py); ``is_admin`` above is admin of this tenant only.
-    tenant: str = ""
-    is_operator: bool = False
-
-
-@dataclass
-class Command:
-    name: str
-    usage: str
-    summary: str
-    run: Callable[[str, Asker], Reply]
-    # Tenant admins (this workspace's or server's channels) / the operator (the shared library).
-    admin_only: bool = False
-    operator_only: bool = False
 
 
 @dataclass
@@ -146,44 +96,6 @@ class Service:
             Command("sources", "/sources [PAGE]", "the articles Byline knows, newest first", self._sources_command)
         )
         self.register(Command("help", "/help", "this help", lambda _, __: self.help()))
-        self.register(
-            Command(
-                "autoreply",
-                "/autoreply on|off|status",
-                "make this a question channel: every question posted here is answered in a thread "
-                "(Slack: /byline autoreply; admins only)",
-                lambda args, asker: autoreply_command(self.state, args, asker),
-                admin_only=True,
-            )
-        )
-        self.register(
-            Command(
-                "gaps",
-                "/gaps [TIME]",
-                "the questions Byline couldn't answer or got a 👎, grouped, most frequent first "
-                "(Slack: /byline gaps; admins only)",
-                gaps_command(self),
-                admin_only=True,
-            )
-        )
-        self.register(
-            Command(
-                "scope",
-                "/scope add ENTRY…|show|clear",
-                "which sources answer in this channel: feed:URL, outlet:NAME, tag:NAME, since:30d "
-                "(Slack: /byline scope; changing it is for admins)",
-                ScopeCommand(self.library, self.state),
-            )
-        )
-        self.register(
-            Command(
-                "remove",
-                "/remove ARTICLE…",
-                "remove articles by id, URL or key, logged in the audit log (Byline's operators only)",
-                self._remove_command,
-                operator_only=True,
-            )
-        )
 
     def run_command(self, line: str, asker: Asker, on_queued: Callable[[int], None] | None = None) -> Reply:
         """Run "/name args" (the slash is optional); unknown names get the list of commands.
@@ -260,23 +172,6 @@ class Service:
                 error=True,
             )
         return self.sources_page(int(args), asker)
-
-    def _remove_command(self, args: str, asker: Asker) -> Reply:
-        references = args.split()
-        if not references:
-            return TextReply(
-                "Usage: `/remove ARTICLE…`, each an article's URL (as `/sources` shows it), key or id "
-                "(`byline sources --json`), e.g. `/remove https://www.bbc.co.uk/news/123`",
-                private=True,
-                error=True,
-            )
-        where = f" in {asker.channel_id}" if asker.channel_id else ""
-        actor = f"{asker.platform}:{asker.user_id}"
-        try:
-            removal = remove_articles(self.library, references, actor, f"/remove{where}")
-        except BylineError as error:
-            return TextReply(f"Could not remove it: {error}", private=True, error=True)
-        return removal_reply(removal)
 
     def _source_pages(self, asker: Asker | None = None) -> int:
         _, total = self.library.list_articles(0, 0, self._scope(asker))
@@ -426,14 +321,6 @@ class Service:
         if not self.state.mark_shared(answer_id, asker.platform, asker.channel_id, asker.user_id, asker.tenant):
             return TextReply("You have already shared this answer with the channel.", private=True)
         return AnswerReply(answer_from_json(stored), answer_id, private=False, asked_by=owner[1])
-
-
-def removal_reply(removal: Removal) -> TextReply:
-    """What ``/remove`` (and ``byline remove``) did, one line per article."""
-    lines = [f"Removed “{a.title}” (id {a.id}, {a.key}); logged in the audit log." for a in removal.removed]
-    lines += [f"No stored article is {shown(name)!r} (give an id, URL or key)." for name in removal.not_found]
-    failed = not removal.removed
-    return TextReply("\n".join(lines), private=True, error=failed)
 
 
 def answer_from_json(data: dict) -> Answer:

@@ -22,6 +22,7 @@ from pydantic import AliasChoices, Field, ValidationError, field_validator, mode
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
+from bot.schedules import parse_gaps_schedule, parse_targets
 from bot.tenancy import parse_tenant_admins
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -396,10 +397,8 @@ class EnvSettings(BaseSettings):
 
     @model_validator(mode="after")
     def _gaps_digest(self) -> EnvSettings:
-        # Checked only when the report is on (the parser imports the digest scheduler).
+        # Checked only when the report is on.
         if self.gaps_digest_channel.strip():
-            from bot.jobs.gaps_digest import parse_gaps_schedule, parse_targets
-
             try:
                 parse_targets(self.gaps_digest_channel)
             except ValueError as error:

@@ -11,8 +11,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.commands.digest import parse_since, register_digest
-from bot.jobs.digest_schedule import DigestScheduler, Schedule, ScheduleError, parse_schedule
+from bot.jobs.digest_schedule import DigestScheduler
 from bot.replies import DigestReply, TextReply
+from bot.schedules import Schedule, ScheduleError, parse_schedule
 from bot.service import Asker, Service
 from bot.state.digests import EMPTY, FAILED, SENDING, SENT, DigestStore
 from bot.state.store import STATE_FILE, BotState

@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
-from bot.commands.gaps import Gap, GapStore, gap_groups, group_gaps, normalise
+from bot.commands.gaps import gap_groups
+from bot.gap_groups import group_gaps, normalise
 from bot.replies import AnswerReply, TextReply
 from bot.service import Asker, Service
+from bot.state.gaps import Gap, GapStore
 from bot.state.store import STATE_FILE, BotState
 from retrieval.index.embedder import Embedder
 from tests.discord_fake import GUILD_ID, DiscordFake, running_fake

@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 from bot.app import add_features
 from bot.cli.main import main
 from bot.commands.ingest import register_ingest
-from bot.jobs.digest_schedule import MAX_SLEEP, Schedule
+from bot.jobs.digest_schedule import MAX_SLEEP
 from bot.limits import LimitSettings
 from bot.platforms.discord.app import DiscordStartError
 from bot.platforms.terminal.chat import chat, render
 from bot.replies import DigestReply, Reply, TextReply
+from bot.schedules import Schedule
 from bot.service import Asker, Service
 from bot.state.store import STATE_FILE, BotState
 from retrieval.index.embedder import Embedder

@@ -16,9 +16,9 @@ import pytest
 
 from bot.config import Settings
 from bot.health import Health
-from bot.jobs.digest_schedule import Schedule, utc_clock
 from bot.platforms import BackgroundRun, PlatformBase, configured, register, registered, unregister
 from bot.replies import DigestReply, Reply
+from bot.schedules import Schedule, utc_clock
 from bot.serve import serve
 from bot.service import Service
 from retrieval.errors import BylineError

@@ -14,13 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.commands.gaps import GapStore
-from bot.jobs.digest_schedule import DigestScheduler, parse_schedule
-from bot.jobs.gaps_digest import GapsDigest, Target, parse_targets
+from bot.jobs.digest_schedule import DigestScheduler
+from bot.jobs.gaps_digest import GapsDigest
 from bot.platforms.slack.app import SlackPoster, make_client
 from bot.replies import DigestReply
+from bot.schedules import Target, parse_schedule, parse_targets
 from bot.service import Asker, Service
 from bot.state.digests import DigestStore
+from bot.state.gaps import GapStore
 from retrieval.features.digest import build_digest, cluster, digest_items
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library

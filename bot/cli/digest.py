@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.commands.digest import parse_since
-from bot.jobs.digest_schedule import ScheduleError, parse_timezone
 from bot.output import print_error
+from bot.schedules import ScheduleError, parse_timezone
 from bot.service import Service
 from retrieval.features.digest import MAX_ARTICLES, MAX_STORIES, build_digest, digest_to_json
 

@@ -12,6 +12,7 @@ import sys
 from dataclasses import asdict
 from importlib import metadata
 
+from bot.asking import MAX_PAGE_DIGITS, Asker, shown
 from bot.cli import digest as cli_digest
 from bot.cli import eval as cli_eval
 from bot.cli import migrate as cli_migrate
@@ -26,7 +27,7 @@ from bot.logs import configure_logging
 from bot.output import pipe_safe, plural, print_error, print_json
 from bot.platforms.terminal.chat import chat, render
 from bot.replies import AnswerReply, SearchReply, SourcesReply, TextReply
-from bot.service import MAX_PAGE_DIGITS, SOURCES_PAGE_SIZE, Asker, Service, shown
+from bot.service import SOURCES_PAGE_SIZE, Service
 from bot.tenancy import OPERATOR
 from retrieval.errors import BylineError
 from retrieval.features.removal import audit_entries, remove_articles

@@ -20,8 +20,8 @@ from typing import Any, TextIO
 
 from bot.commands.quotes import ArgumentError, parse_since_date
 from bot.jobs.alerts import PER_HOUR, alert_label
-from bot.jobs.gaps_digest import parse_targets
 from bot.output import print_error, print_json
+from bot.schedules import parse_targets
 from bot.service import Service
 from bot.state.alerts import AlertStore
 from bot.tenancy import OPERATOR

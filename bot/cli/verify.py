@@ -16,9 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.asking import clean_input
 from bot.commands.verify_render import plain_text
 from bot.output import print_error, print_json
-from bot.service import Service, clean_input
+from bot.service import Service
 from retrieval.errors import BylineError
 from retrieval.features.quote_check import check_quote
 from retrieval.library import Library

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from bot.asking import Asker, Command
 from bot.replies import Reply, TextReply
 from bot.tenancy import ANOTHER_TENANT
 
 if TYPE_CHECKING:
-    from bot.service import Asker
     from bot.state.store import BotState
 
 MIN_WORDS = 3
@@ -86,4 +86,16 @@ def autoreply_command(state: BotState, args: str, asker: Asker) -> Reply:
         "This is no longer a question channel; Byline answers here only when mentioned. "
         f"`{usage} on` turns it back on.",
         private=True,
+    )
+
+
+def command(state: BotState) -> Command:
+    """The ``autoreply`` command over the state (question channels are admins' to change)."""
+    return Command(
+        "autoreply",
+        "/autoreply on|off|status",
+        "make this a question channel: every question posted here is answered in a thread "
+        "(Slack: /byline autoreply; admins only)",
+        lambda args, asker: autoreply_command(state, args, asker),
+        admin_only=True,
     )

@@ -11,9 +11,11 @@ import re
 from datetime import date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
-from bot.jobs.digest_schedule import DigestScheduler, ScheduleError, parse_schedule, schedule_of
+from bot.asking import Asker, Command, shown
+from bot.jobs.digest_schedule import DigestScheduler, schedule_of
 from bot.replies import DigestReply, Reply, TextReply
-from bot.service import Asker, Command, Service, shown
+from bot.schedules import ScheduleError, parse_schedule
+from bot.service import Service
 from bot.state.digests import EMPTY, FAILED, SENDING, SENT
 from bot.tenancy import ANOTHER_TENANT
 from retrieval.features.digest import parse_added_at, window_label

@@ -13,9 +13,10 @@ import os
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from bot.asking import Asker, Command
 from bot.output import plural
 from bot.replies import TextReply
-from bot.service import Asker, Command, Service
+from bot.service import Service
 from retrieval.errors import BylineError, UnreadableArticle
 from retrieval.ingest.fetch import Fetcher
 from retrieval.ingest.web import ingest_urls, store_drafts

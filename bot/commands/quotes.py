@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
+from bot.asking import MAX_PAGE_DIGITS, Asker, Command
 from bot.commands.digest import parse_since
-from bot.commands.scope import channel_scope
-from bot.jobs.digest_schedule import ScheduleError
 from bot.limits import QueueFull, retry_phrase
 from bot.replies import DigestReply, Reply, TextReply
-from bot.service import MAX_PAGE_DIGITS, Asker, Command, Service
+from bot.schedules import ScheduleError
+from bot.service import Service
+from bot.state.channel_scopes import channel_scope
 from retrieval.errors import BylineError
 from retrieval.features.quote_pages import PAGE_SIZE, page_count, timeline_page, user_words
 from retrieval.features.quote_timeline import speaker_timeline

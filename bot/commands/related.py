@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot.asking import Asker
 from bot.replies import AnswerReply, Reply, TextReply
-from bot.service import Asker, Service
+from bot.service import Service
 
 EXPIRED = "That answer has expired, so its related questions are no longer known. Ask the question in your own words."
 

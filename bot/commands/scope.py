@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from bot.asking import Asker, Command
 from bot.replies import Reply, TextReply
+from bot.state.channel_scopes import channel_scope, scope_key
 from bot.tenancy import ANOTHER_TENANT
 from retrieval.scope import Scope, ScopeError, parse_entry, with_entry
 
 if TYPE_CHECKING:
-    from bot.service import Asker
     from bot.state.store import BotState
     from retrieval.library import Library
 
@@ -30,24 +31,6 @@ _ENTRY_START = re.compile(
 
 def usage_name(platform: str) -> str:
     return "/byline scope" if platform == "slack" else "/scope"
-
-
-def scope_key(asker: Asker) -> tuple[str, str]:
-    """(platform, channel) whose scope applies: a thread answers with its channel's scope."""
-    return asker.platform, asker.parent_channel or asker.channel_id
-
-
-def channel_scope(state: BotState, asker: Asker) -> Scope | None:
-    """The asker's channel scope, or None (the whole library answers there)."""
-    return scope_of_channel(state, *scope_key(asker), asker.tenant)
-
-
-def scope_of_channel(state: BotState, platform: str, channel_id: str, tenant: str) -> Scope | None:
-    """A channel's scope in ``tenant`` (for its digests too), or None."""
-    if not channel_id:
-        return None
-    row = state.channel_scope(platform, channel_id, tenant)
-    return Scope.from_json(row[0]) if row else None
 
 
 def split_entries(text: str) -> list[str]:
@@ -128,3 +111,14 @@ class ScopeCommand:
 
 def _error(text: str) -> TextReply:
     return TextReply(text, private=True, error=True)
+
+
+def command(library: Library, state: BotState) -> Command:
+    """The ``scope`` command (reading a channel's scope is for all; changing it, for admins)."""
+    return Command(
+        "scope",
+        "/scope add ENTRY…|show|clear",
+        "which sources answer in this channel: feed:URL, outlet:NAME, tag:NAME, since:30d "
+        "(Slack: /byline scope; changing it is for admins)",
+        ScopeCommand(library, state),
+    )

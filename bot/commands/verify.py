@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 
-from bot.commands.scope import channel_scope
+from bot.asking import Asker, Command, clean_input
 from bot.limits import QueueFull, retry_phrase
 from bot.replies import Reply, TextReply, VerifyReply
-from bot.service import Asker, Command, Service, clean_input
+from bot.service import Service
+from bot.state.channel_scopes import channel_scope
 from retrieval.errors import BylineError
 from retrieval.features.quote_check import MAX_QUOTE_CHARS, check_quote
 

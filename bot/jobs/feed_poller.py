@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.health import HEALTH
-from bot.service import Service
 from retrieval.ingest.feeds import poll_feeds
 from retrieval.ingest.fetch import Fetcher
 from retrieval.ingest.web import INGEST_LOCK
@@ -66,7 +65,7 @@ def poll_round(library: Library, fetcher: Fetcher, watch_dir: Path | None) -> No
             log.exception("Ingesting the watched folder %s failed.", watch_dir)
 
 
-def start_background(service: Service, config: Settings, stop_event: threading.Event) -> threading.Thread:
+def start_background(library: Library, config: Settings, stop_event: threading.Event) -> threading.Thread:
     """Start the polling thread; it runs a round at once, then every interval, until stopped."""
     settings = PollerSettings.from_settings(config)
     fetcher = config.fetcher()
@@ -74,7 +73,7 @@ def start_background(service: Service, config: Settings, stop_event: threading.E
     def loop() -> None:
         while not stop_event.is_set():
             try:
-                poll_round(service.library, fetcher, settings.watch_dir)
+                poll_round(library, fetcher, settings.watch_dir)
             except Exception:
                 log.exception("A polling round failed.")
             wait = settings.interval * (1 + random.uniform(-JITTER, JITTER))

@@ -3,7 +3,7 @@
 Off unless ``BYLINE_GAPS_DIGEST_CHANNEL`` names one or more admin channels
 (``slack:C0123ABC,discord:123456789012345678``); it runs on ``BYLINE_GAPS_DIGEST_SCHEDULE``
 (default ``weekly mon 09:00``, in ``BYLINE_TIMEZONE``) and posts the top ten groups of gaps
-(``bot/commands/gaps.py``: abstentions and 👎 grouped by similar question) asked since the last report.
+(``bot/gap_groups.py``: abstentions and 👎 grouped by similar question) asked since the last report.
 
 It is a job of the digest scheduler (``bot/jobs/digest_schedule.py``), so it shares its loop and
 its restart rule: each run is claimed in the digest history before it is posted, keyed by its
@@ -20,66 +20,18 @@ otherwise posts nothing and logs which entry to complete.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.commands.gaps import CHAT_GROUPS, Embed, Gap, GapStore, gaps_text, group_gaps
 from bot.delivery import DeliveryError
-from bot.jobs.digest_schedule import LATE_AFTER, DigestScheduler, RunOutcome, Schedule, ScheduleError, parse_schedule
+from bot.gap_groups import CHAT_GROUPS, Embed, gaps_text, group_gaps
+from bot.jobs.digest_schedule import LATE_AFTER, DigestScheduler, RunOutcome
 from bot.replies import TextReply
+from bot.schedules import Schedule, ScheduleError, Target, parse_gaps_schedule, parse_targets
 from bot.state.digests import EMPTY, FAILED, SENDING, SENT
+from bot.state.gaps import Gap, GapStore
 from retrieval.features.digest import added_at_text, parse_added_at, window_label
 
 log = logging.getLogger("byline.gaps")
-
-DEFAULT_SCHEDULE = "weekly mon 09:00"
-PLATFORMS = ("slack", "discord")
-# Runs are kept in the digest history under this prefix of the channel id: the history's
-# "claimed once per due time" index then covers these runs too, and a channel's own digest
-# (``/digest status``) never sees them.
-HISTORY_PREFIX = "gaps:"
-EXAMPLE = "`slack:T0123ABC/C0123ABC` or `discord:SERVER_ID/CHANNEL_ID`"
-
-
-@dataclass(frozen=True)
-class Target:
-    platform: str
-    channel_id: str
-    # The tenant key (bot/tenancy.py) whose gaps this channel gets; "" when the entry named none.
-    tenant: str = ""
-
-    @property
-    def history_key(self) -> str:
-        return HISTORY_PREFIX + self.channel_id
-
-
-def parse_targets(text: str) -> list[Target]:
-    """``slack:C0123,discord:456`` as targets; ValueError, saying the expected form, otherwise."""
-    targets: list[Target] = []
-    for entry in (part.strip() for part in text.split(",")):
-        if not entry:
-            continue
-        platform, sep, channel = entry.partition(":")
-        platform, channel = platform.strip().lower(), channel.strip()
-        owner, slash, channel = channel.rpartition("/")
-        if slash and not (owner.isascii() and owner.isalnum()):
-            raise ValueError(f"`{entry[:80]}` is not platform:tenant/channel; write {EXAMPLE}")
-        if not sep or platform not in PLATFORMS or not channel or not channel.isascii() or not channel.isalnum():
-            raise ValueError(f"`{entry[:80]}` is not platform:channel; write {EXAMPLE}")
-        if platform == "discord" and not (channel.isdigit() and (not owner or owner.isdigit())):
-            raise ValueError(f"`{entry[:80]}`: Discord server and channel ids are numbers, e.g. {EXAMPLE}")
-        target = Target(platform, channel, f"{platform}:{owner}" if owner else "")
-        if target not in targets:
-            targets.append(target)
-    return targets
-
-
-def parse_gaps_schedule(text: str, timezone: str) -> Schedule:
-    """The report's schedule, read in ``timezone`` unless it names its own; ValueError if unusable."""
-    try:
-        return parse_schedule(text or DEFAULT_SCHEDULE, timezone)
-    except ScheduleError as error:
-        raise ValueError(str(error)) from None
 
 
 class GapsDigest:

@@ -17,7 +17,7 @@ from retrieval.models import Answer
 from retrieval.storage.store import utc_now
 
 if TYPE_CHECKING:
-    from bot.service import Asker
+    from bot.asking import Asker
 
 # The passages kept with a gap: the closest ones, or those a judged answer cited.
 CLOSEST_KEPT = 3

@@ -8,8 +8,8 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
-from bot.commands.gaps import GapStore
 from bot.service import Asker, Service
+from bot.state.gaps import GapStore
 from tests.discord_fake import GUILD_ID, DiscordFake, running_fake
 from tests.platform_helpers import Bolt
 from tests.test_discord import callback, followups, start_bot, text_of

@@ -23,6 +23,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from bot.asking import Asker
 from bot.commands.autoreply import is_question
 from bot.config import Settings
 from bot.delivery import DeliveryError
@@ -39,7 +40,7 @@ from bot.platforms.discord.views import (
     view_for,
 )
 from bot.replies import Reply
-from bot.service import Asker, Service
+from bot.service import Service
 from bot.tenancy import discord_tenant
 from retrieval.errors import BylineError
 

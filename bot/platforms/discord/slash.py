@@ -9,9 +9,10 @@ from typing import Any
 
 import discord
 
+from bot.asking import Asker
 from bot.platforms.discord.views import guarded, interaction_asker, send_reply
 from bot.replies import AnswerReply, Reply
-from bot.service import Asker, Service
+from bot.service import Service
 
 
 @dataclass

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
+from bot.asking import Asker
 from bot.commands.related import ask_related
 from bot.limits import place_in_line
 from bot.platforms.discord.render import DiscordMessage, render
 from bot.replies import AnswerReply, Reply, SourcesReply, TextReply
-from bot.service import Asker
 from bot.tenancy import discord_tenant, is_listed_admin
 
 if TYPE_CHECKING:

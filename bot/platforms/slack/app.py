@@ -38,6 +38,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 from slack_sdk.socket_mode.builtin import SocketModeClient
 
+from bot.asking import Asker
 from bot.commands.autoreply import is_question
 from bot.config import Settings
 from bot.delivery import DeliveryError
@@ -57,7 +58,7 @@ from bot.platforms.slack.render import (
     render,
 )
 from bot.replies import Reply, TextReply
-from bot.service import Asker, Service
+from bot.service import Service
 from bot.state.event_dedupe import SIGNATURE_PREFIX, EventDedupe, RecentIds
 from bot.tenancy import is_listed_admin, slack_body_tenant
 from retrieval.errors import BylineError

@@ -16,11 +16,12 @@ from slack_bolt import Respond
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.asking import Asker
 from bot.commands.related import ask_related
 from bot.platforms.slack.post import post_message
 from bot.platforms.slack.render import render
 from bot.replies import AnswerReply, Reply
-from bot.service import Asker, Service
+from bot.service import Service
 
 log = logging.getLogger("byline.slack")
 

@@ -8,12 +8,13 @@ import sys
 import threading
 from typing import TextIO
 
+from bot.asking import Asker
 from bot.commands import verify_render
 from bot.commands.related import ask_related
 from bot.output import read_as
 from bot.platforms.layout import ReplyRenderers
 from bot.replies import AnswerReply, PassagesReply, Reply, SearchReply, SourcesReply, TextReply
-from bot.service import Asker, Service
+from bot.service import Service
 from bot.tenancy import OPERATOR
 from retrieval.render import citation_line, format_date, plain
 

@@ -9,9 +9,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.asking import Asker
 from bot.platforms.discord.slash import command_line, slash
 from bot.replies import Reply
-from bot.service import Asker, Service
+from bot.service import Service
 
 
 class ChannelsCog(commands.Cog, name="Channels"):

@@ -11,10 +11,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.asking import Asker
 from bot.commands.ingest import ingest_upload, upload_refusal
 from bot.platforms.discord.slash import command_line, slash
 from bot.replies import Reply, TextReply
-from bot.service import Asker, Service
+from bot.service import Service
 
 log = logging.getLogger("byline.discord")
 

@@ -13,9 +13,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.asking import Asker
 from bot.platforms.discord.slash import slash
 from bot.replies import Reply, VerifyReply
-from bot.service import Asker, Service
+from bot.service import Service
 from retrieval.features.quote_check import MAX_QUOTE_CHARS
 
 
