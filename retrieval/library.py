@@ -13,18 +13,21 @@ import hashlib
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from retrieval.answering import answer_question, search_passages
+from retrieval.answering.reader import reader_mode, shared_reader
 from retrieval.backend import STORE_FILE, Backend, FileIndexes, IndexKeeper
 from retrieval.index.embedder import Embedder
 from retrieval.index.factory import new_keyword_index, new_vector_index
 from retrieval.index.files import DENSE_FILE, INDEX_META_FILE, SPARSE_FILE, LoadedIndexes
 from retrieval.index.segment import build_passages
-from retrieval.models import Answer, Article, ArticleDraft, Paragraph, SearchHit
+from retrieval.ingest.files import ingest_files
+from retrieval.models import Answer, Article, ArticleDraft, IngestReport, Paragraph, Progress, SearchHit
 from retrieval.ports import KeywordIndex, VectorIndex
 from retrieval.reading.article_terms import ArticleTerms
 from retrieval.reading.quotes import RULES_VERSION, extract_quotes
@@ -50,40 +53,12 @@ __all__ = [
 # The store's record of the quote rules (``quotes.RULES_VERSION``) its quotes were read with.
 QUOTE_RULES_KEY = "quote_rules"
 
-Progress = Callable[[int, int], None]
 # What saving the indexes can raise: a full or read-only disk (files), or the database (cluster).
 _SAVE_ERRORS: tuple[type[Exception], ...] = (OSError, *DATABASE_ERRORS)
 
 # About 50,000 words, ten times a long feature; a bigger "article" is a dump, not a story,
 # and would take minutes of embedding.
 MAX_ARTICLE_CHARS = 300_000
-
-
-@dataclass
-class IngestReport:
-    """What one ingest did, per file or page, so the user can see what was added and why not."""
-
-    added: list[tuple[str, str]] = field(default_factory=list)
-    replaced: list[tuple[str, str]] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    # (key, why): near-duplicates of another article of the batch or the library, not stored.
-    duplicates: list[tuple[str, str]] = field(default_factory=list)
-    article_ids: list[int] = field(default_factory=list)
-    quotes: int = 0
-    paragraphs: int = 0
-
-    def summary(self) -> str:
-        parts = [f"{len(self.added)} added"]
-        if self.replaced:
-            parts.append(f"{len(self.replaced)} updated")
-        if self.unchanged:
-            parts.append(f"{len(self.unchanged)} already stored")
-        if self.duplicates:
-            parts.append(f"{len(self.duplicates)} near-duplicate{'s' if len(self.duplicates) != 1 else ''}")
-        if self.failed:
-            parts.append(f"{len(self.failed)} skipped")
-        return ", ".join(parts)
 
 
 @dataclass
@@ -266,8 +241,6 @@ class Library:
     def ingest(self, paths: Iterable[Path], progress: Progress | None = None) -> IngestReport:
         """Ingest article files and folders; bad files and near-duplicates are reported and
         skipped (see ``file_ingest``)."""
-        from retrieval.ingest.files import ingest_files
-
         return ingest_files(self, paths, progress)
 
     def add_drafts(
@@ -468,8 +441,6 @@ class Library:
         """Load the model and trace the query encoder, so the first question is not slow (and,
         with ``BYLINE_READER=on``, load the reader)."""
         self.embedder.encode_one("warm up")
-        from retrieval.answering.reader import reader_mode, shared_reader
-
         if reader_mode() == "on":
             shared_reader()
 
@@ -482,13 +453,9 @@ class Library:
 
     def ask(self, question: str, history: Sequence[str] = (), scope: Scope | None = None) -> Answer:
         """Answer from the whole library, or only from ``scope``'s articles."""
-        from retrieval.answering import answer_question
-
         return answer_question(self, question, history, scope=self.resolve_scope(scope))
 
     def search(self, query: str, k: int = 5, scope: Scope | None = None) -> list[SearchHit]:
-        from retrieval.answering import search_passages
-
         return search_passages(self, query, k, scope=self.resolve_scope(scope))
 
     def list_articles(self, offset: int = 0, limit: int = 10, scope: Scope | None = None) -> tuple[list[Article], int]:

@@ -6,6 +6,7 @@ serialised to JSON without knowing how it was produced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -244,3 +245,34 @@ class Digest:
     header: str = ""
     text: str = ""
     late: bool = False
+
+
+# Called with (done, total) as an ingest goes.
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class IngestReport:
+    """What one ingest did, per file or page, so the user can see what was added and why not."""
+
+    added: list[tuple[str, str]] = field(default_factory=list)
+    replaced: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    # (key, why): near-duplicates of another article of the batch or the library, not stored.
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    article_ids: list[int] = field(default_factory=list)
+    quotes: int = 0
+    paragraphs: int = 0
+
+    def summary(self) -> str:
+        parts = [f"{len(self.added)} added"]
+        if self.replaced:
+            parts.append(f"{len(self.replaced)} updated")
+        if self.unchanged:
+            parts.append(f"{len(self.unchanged)} already stored")
+        if self.duplicates:
+            parts.append(f"{len(self.duplicates)} near-duplicate{'s' if len(self.duplicates) != 1 else ''}")
+        if self.failed:
+            parts.append(f"{len(self.failed)} skipped")
+        return ", ".join(parts)

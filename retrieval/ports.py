@@ -14,6 +14,11 @@ has no bytes to hand over.
 The two stores have their ports here too, ``ArticleStore`` and ``StateStore``, in the same
 structural way: ``store.Store`` and ``bot.state.store.BotState`` satisfy them, and every SQL statement
 of Byline lives behind them (``tests/test_store_boundary.py`` checks both).
+
+And what the stages take of a library: the answer path and ranking take a ``Corpus`` (the
+store, the two indexes, the ``Embedder``, the lock and the in-memory counts), ingest an
+``IngestTarget`` (the store, and ``add_drafts``). ``library.Library`` satisfies both, so none of
+the stages imports the library, and the library, above them, hands itself down.
 """
 
 from __future__ import annotations
@@ -24,10 +29,12 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 
 if TYPE_CHECKING:  # the store imports nothing from here; these names are for the signatures only
+    import threading
     from datetime import datetime
 
-    from retrieval.models import Article, ArticleDraft, Passage, Quote, Sentence
-    from retrieval.storage.store import PassageRow, QuoteRow, SentenceRow, StoredArticle
+    from retrieval.models import Article, ArticleDraft, IngestReport, Passage, Progress, Quote, Sentence
+    from retrieval.reading.article_terms import ArticleTerms
+    from retrieval.storage.store import PassageRow, QuoteRow, SentenceRow, Store, StoredArticle
 
 _Form = TypeVar("_Form")
 
@@ -326,6 +333,68 @@ class ArticleStore(Protocol):
 
     def delete_article(self, article_id: int) -> None:
         """Delete an article; its passages, sentences, quotes and tags go with it."""
+        ...
+
+
+class Embedder(Protocol):
+    """Turns text into unit vectors in the space the vector index searches
+    (``index/embedder.py``: all-MiniLM-L6-v2, 384 dimensions)."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """One float32 row per text, each of length 1."""
+        ...
+
+    def encode_one(self, text: str) -> np.ndarray:
+        """One question's vector (the fast path for a single text)."""
+        ...
+
+
+class Corpus(Protocol):
+    """What the answer path, ranking and ingest take of a library: the store, the two indexes,
+    the embedder, and what the library keeps in memory beside them (the lock every search and
+    change holds, who is quoted how often, each article's terms). ``library.Library`` is it;
+    the stages receive these ports, not the facade, so none of them imports the library."""
+
+    # Read-only here (properties), so that the library's concrete types satisfy them.
+    @property
+    def store(self) -> ArticleStore: ...
+
+    @property
+    def dense(self) -> VectorIndex: ...
+
+    @property
+    def sparse(self) -> KeywordIndex: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def lock(self) -> threading.RLock: ...
+
+    @property
+    def speakers(self) -> dict[str, int]: ...
+
+    @property
+    def article_terms(self) -> ArticleTerms: ...
+
+    def article_count(self) -> int:
+        """How many articles the library holds (kept in memory between changes)."""
+        ...
+
+
+class IngestTarget(Protocol):
+    """What ingest (files, web pages, feeds) hands its articles to: ``library.Library``, which
+    stores them and updates both indexes; ingest reads the store for what is already there.
+    The store is the concrete one: the companion stores ingest keeps (feeds, web pages) share
+    its database."""
+
+    @property
+    def store(self) -> Store: ...
+
+    def add_drafts(
+        self, drafts: Sequence[ArticleDraft], report: IngestReport | None = None, progress: Progress | None = None
+    ) -> IngestReport:
+        """Store articles (idempotently) and update both indexes in place."""
         ...
 
 

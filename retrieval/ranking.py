@@ -17,7 +17,7 @@ from retrieval.models import Sentence
 from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
     from retrieval.scope import ResolvedScope
 
 
@@ -145,7 +145,7 @@ def _overlap(query_tokens: list[str], rarity: dict[str, float], text: str) -> fl
     return sum(rarity.get(t, 0.0) for t in set(query_tokens) if t in present) / total
 
 
-def term_rarity(library: Library, tokens: list[str], tuning: Tuning) -> dict[str, float]:
+def term_rarity(library: Corpus, tokens: list[str], tuning: Tuning) -> dict[str, float]:
     """IDF of each question term; absent terms get ``absent_term_weight`` x the largest IDF."""
     rarity = library.sparse.max_idf(tokens)
     if tuning.absent_term_weight:
@@ -156,7 +156,7 @@ def term_rarity(library: Library, tokens: list[str], tuning: Tuning) -> dict[str
 
 
 def _rank_passages(
-    library: Library, vector: np.ndarray, tokens: list[str], tuning: Tuning, scope: ResolvedScope | None = None
+    library: Corpus, vector: np.ndarray, tokens: list[str], tuning: Tuning, scope: ResolvedScope | None = None
 ) -> list[tuple[int, float]]:
     """Passage ids with fused scores: best sentence cosine plus normalised BM25; with ``scope``,
     of the scope's passages only (both indexes filter during their search)."""
@@ -340,7 +340,7 @@ def answer_hint(question: str) -> re.Pattern[str] | None:
 
 
 def _score_sentences(
-    library: Library,
+    library: Corpus,
     passage_scores: list[tuple[int, float]],
     vector: np.ndarray,
     tokens: list[str],

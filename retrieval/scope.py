@@ -30,9 +30,11 @@ from retrieval.errors import BylineError
 from retrieval.ports import IdSet
 from retrieval.storage.feeds import FeedStore
 from retrieval.storage.scopes import ScopeStore
+from retrieval.urls import normalise_url
 
 if TYPE_CHECKING:
     from retrieval.models import Article
+    from retrieval.ports import ArticleStore
     from retrieval.storage.store import Store
 
 KINDS = ("feed", "outlet", "tag", "since")
@@ -152,7 +154,6 @@ def parse_entry(store: Store, text: str) -> tuple[str, str | int]:
         if wanted not in tags:
             raise ScopeError(f"No article is tagged “{_shown(value)}”. {_known('tags', tags)}")
         return kind, wanted
-    from retrieval.ingest.web import normalise_url  # here: the fetching side is not needed to read a scope
 
     feeds = known_feeds(store)
     url = normalise_url(value) if "://" in value else ""
@@ -225,7 +226,7 @@ class ResolvedScope:
         return ranges[np.isin(ranges[:, 4], self.articles.ids)]
 
 
-def articles_phrase(store: Store, scope: ResolvedScope | None) -> str:
+def articles_phrase(store: ArticleStore, scope: ResolvedScope | None) -> str:
     """What a "not found" searched: the scope's articles, or ``the N articles I have``."""
     if scope is not None:
         return scope.articles_phrase()

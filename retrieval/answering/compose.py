@@ -16,12 +16,12 @@ from retrieval.render import render_plain
 from retrieval.scope import articles_phrase
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
     from retrieval.scope import ResolvedScope
 
 
 def abstain(
-    library: Library,
+    library: Corpus,
     question: Question,
     refusal: Refusal,
     vector: np.ndarray | None,
@@ -53,7 +53,7 @@ def abstain(
     return answer
 
 
-def hits(library: Library, ranked: Sequence[tuple[int, float]]) -> list[SearchHit]:
+def hits(library: Corpus, ranked: Sequence[tuple[int, float]]) -> list[SearchHit]:
     """Passages with the citation each would get, numbered in the given order."""
     passages = library.store.passages([pid for pid, _ in ranked])
     articles = library.store.articles(sorted({p.article_id for p in passages.values()}))
@@ -66,7 +66,7 @@ def hits(library: Library, ranked: Sequence[tuple[int, float]]) -> list[SearchHi
     return found
 
 
-def quote_of(library: Library, sentence: Sentence) -> Quote | None:
+def quote_of(library: Corpus, sentence: Sentence) -> Quote | None:
     """The attributed quote a sentence lies in, if any."""
     for quote in library.store.quotes_of_articles([sentence.article_id]):
         if quote.speaker and quote.start < sentence.end and sentence.start < quote.end:
@@ -74,14 +74,14 @@ def quote_of(library: Library, sentence: Sentence) -> Quote | None:
     return None
 
 
-def quote_speaker(library: Library, sentence: Sentence) -> str:
+def quote_speaker(library: Corpus, sentence: Sentence) -> str:
     """Who a sentence quotes, when it lies in an attributed quote."""
     quote = quote_of(library, sentence)
     return quote.speaker if quote is not None else ""
 
 
 def finish(
-    library: Library, question: Question, spans: list[AnswerSpan], citations: CitationNumbers, message: str = ""
+    library: Corpus, question: Question, spans: list[AnswerSpan], citations: CitationNumbers, message: str = ""
 ) -> Answer:
     answer = Answer(
         question=question.text,
@@ -103,7 +103,7 @@ def _interpretation(question: Question) -> str:
     return ""
 
 
-def passages_for(library: Library, answer: Answer) -> list[tuple[Citation, Passage]]:
+def passages_for(library: Corpus, answer: Answer) -> list[tuple[Citation, Passage]]:
     """The cited passages of an answer, for "Show passages"."""
     passages = library.store.passages([c.passage_id for c in answer.citations])
     return [(c, passages[c.passage_id]) for c in answer.citations if c.passage_id in passages]

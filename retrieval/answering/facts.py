@@ -15,7 +15,7 @@ from retrieval.ranking import _NEW_NAME, _NUMBER_WORDS, FIGURE, NOT_A_NAME, Tuni
 from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
 
 _AUXILIARY = r"(?:do|does|did|is|are|was|were|has|have|had|will|would|could|can|should|may|might)"
 
@@ -319,7 +319,7 @@ def with_the_detail(chosen: list[_Scored], scored: list[_Scored], question: str,
 
 
 def with_the_story_detail(
-    library: Library, chosen: list[_Scored], question: str, vector: np.ndarray, tuning: Tuning
+    library: Corpus, chosen: list[_Scored], question: str, vector: np.ndarray, tuning: Tuning
 ) -> list[_Scored]:
     """The chosen sentences with the best other sentence of the first one's story (one that holds
     what the question asks for beyond what it says, where ``answer_hint`` knows what that is): in
@@ -359,7 +359,7 @@ def with_the_story_detail(
 
 
 def best_of_story(
-    library: Library,
+    library: Corpus,
     first: _Scored,
     keep: Callable[[Sentence], bool],
     question: str,

@@ -15,7 +15,7 @@ from retrieval.reading.people import one_edit_apart
 from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
 
 QUESTION_WORDS = frozenset("what who whom whose which when where why how did does do is are was were can could".split())
 
@@ -92,7 +92,7 @@ class MissingTerms:
     article. Variants count as present: "Californian" for "California", "Arabs" for "Arab", a
     first name where the article has only the surname, "America" for "the US"."""
 
-    def __init__(self, library: Library, text: str, names_as_names: bool = False) -> None:
+    def __init__(self, library: Corpus, text: str, names_as_names: bool = False) -> None:
         self.library = library
         self.wanted = {t for t in question_name_tokens(text) if len(t) >= 3}
         self.phrases = _question_name_phrases(text)
@@ -339,7 +339,7 @@ def letters_swapped(a: str, b: str) -> bool:
     return a[i] == b[j] and a[j] == b[i]
 
 
-def names_absent(library: Library, text: str) -> bool:
+def names_absent(library: Corpus, text: str) -> bool:
     """Whether the question names something the corpus never mentions.
 
     A capitalised word or a number ("Greta Thunberg", "in 2018") that no passage contains
@@ -360,7 +360,7 @@ def names_absent(library: Library, text: str) -> bool:
     )
 
 
-def _alias_present(library: Library, token: str) -> bool:
+def _alias_present(library: Corpus, token: str) -> bool:
     """Whether another name of the same country or body is stored ("British" for "Britain"), or
     the words an acronym stands for ("gross domestic product" for "GDP")."""
     found = aliases(token)
@@ -373,7 +373,7 @@ def _alias_present(library: Library, token: str) -> bool:
     return False
 
 
-def _variant_present(library: Library, token: str) -> bool:
+def _variant_present(library: Corpus, token: str) -> bool:
     if library.sparse.max_idf([token]).get(token, 0.0) > 0:
         return True
     if token.isdigit() or len(token) < 4:
@@ -389,7 +389,7 @@ def _variant_present(library: Library, token: str) -> bool:
     return False
 
 
-def _vocabulary(library: Library) -> list[str]:
+def _vocabulary(library: Corpus) -> list[str]:
     """The index's terms, sorted."""
     with library.lock:
         return library.sparse.sorted_terms()

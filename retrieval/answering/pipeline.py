@@ -49,7 +49,7 @@ from retrieval.reading.text import search_tokens
 from retrieval.scope import articles_phrase
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
     from retrieval.scope import ResolvedScope
 
 
@@ -62,7 +62,7 @@ def check_question(question: str) -> None:
         )
 
 
-def search_passages(library: Library, query: str, k: int = 5, scope: ResolvedScope | None = None) -> list[SearchHit]:
+def search_passages(library: Corpus, query: str, k: int = 5, scope: ResolvedScope | None = None) -> list[SearchHit]:
     """The ``k`` best passages for a query (of ``scope``'s articles), each with the citation it would get."""
     check_question(query)
     query = parse(query).text
@@ -71,7 +71,7 @@ def search_passages(library: Library, query: str, k: int = 5, scope: ResolvedSco
 
 
 def answer_question(
-    library: Library,
+    library: Corpus,
     raw_question: str,
     history: Sequence[str] = (),
     tuning: Tuning = TUNING,
@@ -94,7 +94,7 @@ def answer_question(
 
 
 def _fact_answer(
-    library: Library,
+    library: Corpus,
     question: Question,
     tuning: Tuning,
     reported: Question | None = None,
@@ -200,7 +200,7 @@ def _fact_answer(
 
 
 def _typed_in_story(
-    library: Library, best: _Scored, question: str, vector: np.ndarray, tuning: Tuning, other_words: frozenset[str]
+    library: Corpus, best: _Scored, question: str, vector: np.ndarray, tuning: Tuning, other_words: frozenset[str]
 ) -> _Scored | None:
     """When none of the best sentences holds the kind of thing asked for, the best sentence of
     the closest story that does, if that story is found with confidence.
@@ -214,7 +214,7 @@ def _typed_in_story(
     return detail if detail is not None and detail.score >= tuning.typed_detail_min_score else None
 
 
-def _event_unreported(library: Library, asked: str, article_id: int) -> bool:
+def _event_unreported(library: Corpus, asked: str, article_id: int) -> bool:
     """Whether the question asks about an event (``events``) that this article does not report."""
     events = asked_events(asked)
     if not events:
@@ -223,7 +223,7 @@ def _event_unreported(library: Library, asked: str, article_id: int) -> bool:
     return article is None or unreported(events, f"{article.title}\n{article.text}")
 
 
-def _sentences_answer(library: Library, question: Question, chosen: list[_Scored], message: str = "") -> Answer:
+def _sentences_answer(library: Corpus, question: Question, chosen: list[_Scored], message: str = "") -> Answer:
     citations = CitationNumbers()
     spans = []
     for item in chosen:
@@ -246,7 +246,7 @@ def _sentences_answer(library: Library, question: Question, chosen: list[_Scored
 
 
 def _who_said_answer(
-    library: Library,
+    library: Corpus,
     question: Question,
     scored: list[_Scored],
     tuning: Tuning,
@@ -278,7 +278,7 @@ def _who_said_answer(
     return finish(library, question, spans, citations)
 
 
-def _quote_span(library: Library, citations: CitationNumbers, quote: Quote, best: Sentence, score: float) -> AnswerSpan:
+def _quote_span(library: Corpus, citations: CitationNumbers, quote: Quote, best: Sentence, score: float) -> AnswerSpan:
     """A quote as an answer span (all of it when short, else its best sentence), cited."""
     article_text = library.store.article(quote.article_id, with_text=True).text  # type: ignore[union-attr]
     start, end = quote_window(library, quote, best, article_text)
@@ -291,7 +291,7 @@ def _quote_span(library: Library, citations: CitationNumbers, quote: Quote, best
 
 
 def _speaker_answer(
-    library: Library, question: Question, speakers: list[str], tuning: Tuning, scope: ResolvedScope | None = None
+    library: Corpus, question: Question, speakers: list[str], tuning: Tuning, scope: ResolvedScope | None = None
 ) -> Answer:
     ranges = library.store.speaker_quote_ranges(speakers)
     if scope is not None:
@@ -360,7 +360,7 @@ def _in_story_about_topic(best: RankedQuote, tuning: Tuning) -> bool:
 
 
 def _speaker_refusal(
-    library: Library,
+    library: Corpus,
     question: Question,
     ranked: list[RankedQuote],
     refusal: Refusal,

@@ -21,7 +21,7 @@ from retrieval.models import Sentence
 from retrieval.ranking import Tuning, _Scored
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
 
 T = TypeVar("T", _Scored, RankedQuote)
 
@@ -46,7 +46,7 @@ def active_reader(tuning: Tuning) -> Reader | None:
     return shared_reader()
 
 
-def candidate_texts(library: Library, sentences: list[Sentence]) -> list[str]:
+def candidate_texts(library: Corpus, sentences: list[Sentence]) -> list[str]:
     """Each sentence as the reader reads it: with its speaker, headline and neighbours."""
     article_ids = sorted({s.article_id for s in sentences})
     by_article: dict[int, list[Sentence]] = defaultdict(list)
@@ -82,14 +82,14 @@ def _reorder(items: list[T], probabilities: list[float]) -> list[T]:
     return read + unread
 
 
-def read_sentences(library: Library, reader: Reader, question: str, scored: list[_Scored]) -> Reading:
+def read_sentences(library: Corpus, reader: Reader, question: str, scored: list[_Scored]) -> Reading:
     """The fact path's sentences, read (see the module docstring)."""
     top = scored[:MAX_CANDIDATES]
     probabilities = reader.probabilities(question, candidate_texts(library, [s.sentence for s in top])).tolist()
     return Reading(_reorder(scored, probabilities), max(probabilities, default=0.0), reader.threshold)
 
 
-def read_quotes(library: Library, reader: Reader, question: str, ranked: list[RankedQuote]) -> Reading:
+def read_quotes(library: Corpus, reader: Reader, question: str, ranked: list[RankedQuote]) -> Reading:
     """A speaker's quotes, each read through its sentence closest to the topic."""
     top = ranked[:MAX_CANDIDATES]
     probabilities = reader.probabilities(question, candidate_texts(library, [q.best for q in top])).tolist()

@@ -24,7 +24,7 @@ from retrieval.reading.people import SPEECH_VERBS
 from retrieval.reading.text import search_tokens, without_accents
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
     from retrieval.scope import ResolvedScope
 
 _SPEECH = re.compile(rf"\b(?:{SPEECH_VERBS}|according to)\b")
@@ -79,7 +79,7 @@ def articles_in_speaker_quotes(ranges: np.ndarray) -> int:
 
 
 def rank_quotes(
-    library: Library,
+    library: Corpus,
     ranges: np.ndarray,
     topic: str,
     topic_vector: np.ndarray | None,
@@ -145,7 +145,7 @@ def rank_quotes(
     return sorted(ranked, key=lambda item: -item.score)
 
 
-def _newest(library: Library, ranges: np.ndarray) -> list[RankedQuote]:
+def _newest(library: Corpus, ranges: np.ndarray) -> list[RankedQuote]:
     quote_ids, firsts = ranges[:, 0], ranges[:, 1]
     newest = np.argsort(-quote_ids)[:NEWEST_QUOTES]
     quotes = library.store.quotes_by_ids(quote_ids[newest].tolist())
@@ -161,7 +161,7 @@ def _newest(library: Library, ranges: np.ndarray) -> list[RankedQuote]:
 
 
 def _article_relevance(
-    library: Library,
+    library: Corpus,
     vector: np.ndarray,
     tokens: list[str],
     tuning: Tuning,
@@ -185,7 +185,7 @@ def _article_relevance(
 
 
 def _context_closeness(
-    library: Library, passage_ids: list[int], vector: np.ndarray, tokens: list[str], rarity: dict[str, float]
+    library: Corpus, passage_ids: list[int], vector: np.ndarray, tokens: list[str], rarity: dict[str, float]
 ) -> dict[int, tuple[float, float]]:
     """Passage id -> (best sentence cosine to the topic, share of the topic's words it has)."""
     sentences = library.store.sentences_of_passages(sorted(set(passage_ids)))
@@ -227,7 +227,7 @@ def choose_quotes(ranked: list[RankedQuote], tuning: Tuning) -> list[RankedQuote
 QUOTE_WORDS_SHOWN = 70
 
 
-def quote_window(library: Library, quote: Quote, best: Sentence, article_text: str) -> tuple[int, int]:
+def quote_window(library: Corpus, quote: Quote, best: Sentence, article_text: str) -> tuple[int, int]:
     """What of a quote to show: all of what the speaker said there when it is short (a quote of
     several sentences is one unit), else this piece of it, else its best sentence (verbatim).
 

@@ -16,7 +16,7 @@ from retrieval.reading.people import is_title_word, one_edit_apart
 from retrieval.reading.text import without_accents
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
 
 # Words that are never part of how a stored speaker is named.
 _NOT_NAME_WORDS = frozenset(
@@ -25,7 +25,7 @@ _NOT_NAME_WORDS = frozenset(
 _CAPITALISED_RUN = re.compile(r"(?:[A-Z][\w’'\-]*[a-z][\w’'\-]*)(?:\s+(?:de|van|von|der|la|le|da)?\s*[A-Z][\w’'\-]*)*")
 
 
-def resolve_speakers(library: Library, who: str) -> list[str]:
+def resolve_speakers(library: Corpus, who: str) -> list[str]:
     """Stored speakers the person named in a question refers to.
 
     Tries the name as asked, then the person the phrase is about (its head), then the names
@@ -68,7 +68,7 @@ def resolve_speakers(library: Library, who: str) -> list[str]:
     return []
 
 
-def _with_shorter_names(library: Library, found: list[str]) -> list[str]:
+def _with_shorter_names(library: Corpus, found: list[str]) -> list[str]:
     """The speakers found, and those stored under part of one of their names that holds the
     surname ("McConnell", "Le Bon"): an article that never gives the full name near a quote
     stores it under the name it does give."""
@@ -178,7 +178,7 @@ def name_words(who: str) -> list[str]:
     return [w.lower() for w in words if w.lower() not in _NOT_NAME_WORDS]
 
 
-def match_speakers(library: Library, who: str) -> list[str]:
+def match_speakers(library: Corpus, who: str) -> list[str]:
     """Stored speakers a name refers to ("Mourinho" -> "Jose Mourinho"; "Jose" -> every stored
     speaker called Jose: the topic then chooses among them)."""
     wanted = name_words(who)
@@ -197,7 +197,7 @@ def match_speakers(library: Library, who: str) -> list[str]:
 _SPEAKER_WORDS: list[tuple[dict[str, int], dict[str, set[str]]]] = []
 
 
-def _speaker_words(library: Library) -> dict[str, set[str]]:
+def _speaker_words(library: Corpus) -> dict[str, set[str]]:
     """Capitalised stored speakers by each lower-cased word of their name, built once per ingest.
 
     ``library.speakers`` is replaced (a new dict) whenever articles change, so the dict itself

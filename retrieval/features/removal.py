@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from retrieval.ingest.web import normalise_url
 from retrieval.library import Library
 from retrieval.models import Article
 from retrieval.storage.audit import AuditEntry, AuditLog
 from retrieval.storage.store import Store, utc_now
+from retrieval.urls import normalise_url
 
 REMOVE_ACTION = "remove"
 # An id is at most this many digits; longer "numbers" are looked up as keys, never int()-ed.

@@ -32,8 +32,8 @@ from retrieval.errors import BylineError
 from retrieval.ingest.fetch import Fetcher
 from retrieval.ingest.netguard import check_url
 from retrieval.ingest.web import FetchedPage, fetch_page, normalise_url, remember_pages, store_drafts, stored_keys
-from retrieval.library import IngestReport, Library
-from retrieval.models import ArticleDraft
+from retrieval.models import ArticleDraft, IngestReport
+from retrieval.ports import IngestTarget
 from retrieval.storage.feeds import Feed, FeedStore
 from retrieval.storage.store import Store
 
@@ -187,7 +187,7 @@ def _item_errors_note(result: FeedResult) -> str:
 
 
 def poll_feeds(
-    library: Library, fetcher: Fetcher, urls: Sequence[str] | None = None, workers: int = FEED_WORKERS
+    library: IngestTarget, fetcher: Fetcher, urls: Sequence[str] | None = None, workers: int = FEED_WORKERS
 ) -> list[FeedResult]:
     """One polling round over every subscription (or the given ones); never raises per feed.
 
@@ -224,14 +224,14 @@ class _Gathered:
     drafts: list[tuple[tuple[str, str, str], ArticleDraft, FetchedPage | None]] = field(default_factory=list)
 
 
-def _gather_in_worker(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) -> _Gathered:
+def _gather_in_worker(library: IngestTarget, fetcher: Fetcher, book: FeedBook, feed: Feed) -> _Gathered:
     try:
         return _gather(library, fetcher, book, feed)
     finally:
         library.store.close()  # only this worker thread's own SQLite connection
 
 
-def _gather(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) -> _Gathered:
+def _gather(library: IngestTarget, fetcher: Fetcher, book: FeedBook, feed: Feed) -> _Gathered:
     """Fetch and parse one feed and fetch its new items' pages: network only, nothing stored."""
     result = FeedResult(feed)
     gathered = _Gathered(result, feed.etag, feed.last_modified)
@@ -295,7 +295,7 @@ def _gather(library: Library, fetcher: Fetcher, book: FeedBook, feed: Feed) -> _
     return gathered
 
 
-def _store_gathered(library: Library, book: FeedBook, gathered: _Gathered) -> FeedResult:
+def _store_gathered(library: IngestTarget, book: FeedBook, gathered: _Gathered) -> FeedResult:
     """Store one feed's drafts and record how its poll went (on the polling thread)."""
     result, feed = gathered.result, gathered.result.feed
     if result.error or result.not_modified:
@@ -350,7 +350,7 @@ def refuse_feed_body(body: bytes) -> str:
 
 
 def _item_draft(
-    library: Library, fetcher: Fetcher, entry: Any, link: str, feed_title: str, result: FeedResult
+    library: IngestTarget, fetcher: Fetcher, entry: Any, link: str, feed_title: str, result: FeedResult
 ) -> tuple[ArticleDraft, FetchedPage | None] | None:
     """The article for a feed item: its page, else the feed's own text for it."""
     page_error = ""

@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from retrieval.errors import UnreadableArticle
+from retrieval.models import IngestReport
 from retrieval.reading.dedup import NearDuplicates, merge_near_duplicates
 from retrieval.reading.loader import iter_article_files, not_an_article_file, read_article_file
 
 if TYPE_CHECKING:
-    from retrieval.library import IngestReport, Library, Progress
+    from retrieval.models import Progress
+    from retrieval.ports import IngestTarget
 
 # Articles per store-and-index step: small enough that progress moves every few seconds, big
 # enough that the embedding batches stay full and the index files are not saved too often.
@@ -26,13 +28,11 @@ CHUNK_ARTICLES = 48
 
 
 def ingest_files(
-    library: Library, paths: Iterable[Path], progress: Progress | None = None, chunk: int = CHUNK_ARTICLES
+    library: IngestTarget, paths: Iterable[Path], progress: Progress | None = None, chunk: int = CHUNK_ARTICLES
 ) -> IngestReport:
     """Ingest article files and folders; bad files and near-duplicates are reported, not stored.
 
     ``progress(done, total)`` counts files: each one read, skipped or stored moves it on."""
-    from retrieval.library import IngestReport
-
     report = IngestReport()
     paths = list(paths)
     for path in paths:

@@ -12,40 +12,25 @@ import logging
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 
 from retrieval.errors import BylineError, UnreadableArticle
 from retrieval.ingest.fetch import Fetcher, FetchResult
-from retrieval.library import IngestReport, Library
-from retrieval.models import ArticleDraft
+from retrieval.models import ArticleDraft, IngestReport
+from retrieval.ports import IngestTarget
 from retrieval.reading.dedup import NearDuplicates, merge_near_duplicates
 from retrieval.reading.html import html_to_draft
 from retrieval.storage.feeds import WebPageStore
 from retrieval.storage.store import Store
+from retrieval.urls import normalise_url
 
 log = logging.getLogger("byline.web")
 
 # One ingest at a time per process: the poller, the CLI and chat commands all come through
 # here, and the library's batch (embed, store, update indexes, save) is not meant to interleave.
 INGEST_LOCK = threading.Lock()
-
-_TRACKING = ("utm_", "fbclid", "gclid", "mc_cid", "mc_eid", "ocid", "cmpid")
-
-
-def normalise_url(url: str) -> str:
-    """Lowercase scheme and host, drop default ports, fragments and tracking parameters."""
-    parts = urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    port = parts.port
-    if port and not ((scheme == "http" and port == 80) or (scheme == "https" and port == 443)):
-        host = f"{host}:{port}"
-    query = urlencode(
-        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not k.lower().startswith(_TRACKING)]
-    )
-    return urlunsplit((scheme, host, parts.path or "/", query, ""))
 
 
 def canonical_url(html: str, page_url: str) -> str:
@@ -99,7 +84,9 @@ def remember_pages(store: Store, pages: Iterable[tuple[str, FetchedPage]]) -> No
     WebPageStore(store).remember(rows)
 
 
-def store_drafts(library: Library, drafts: Sequence[ArticleDraft], report: IngestReport | None = None) -> IngestReport:
+def store_drafts(
+    library: IngestTarget, drafts: Sequence[ArticleDraft], report: IngestReport | None = None
+) -> IngestReport:
     """Deduplicate drafts against each other and recent articles, then add them."""
     report = report or IngestReport()
     with INGEST_LOCK:
@@ -113,7 +100,7 @@ def stored_keys(report: IngestReport) -> set[str]:
     return {key for key, _ in report.added} | {key for key, _ in report.replaced} | set(report.unchanged)
 
 
-def ingest_urls(library: Library, urls: Sequence[str], fetcher: Fetcher) -> IngestReport:
+def ingest_urls(library: IngestTarget, urls: Sequence[str], fetcher: Fetcher) -> IngestReport:
     """Fetch, extract and store article URLs; each failure is reported with its URL."""
     report = IngestReport()
     pages: list[tuple[str, FetchedPage]] = []
