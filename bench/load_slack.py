@@ -35,9 +35,9 @@ from bench.load_common import (  # noqa: E402
     settle,
     wait_until,
 )
-from bot.config import Settings  # noqa: E402
 from bot.platforms.slack.app import SlackAdapter  # noqa: E402
 from bot.service import Service  # noqa: E402
+from bot.settings import Settings  # noqa: E402
 from tests.slack_fake import BOT_USER, FakeSlack  # noqa: E402
 
 SECRET = "load-signing-secret"

@@ -29,12 +29,12 @@ from types import FrameType
 from typing import NoReturn
 
 from bot.commands.ingest import register_ingest
-from bot.config import Settings
 from bot.health import HEALTH, Health
 from bot.jobs.feed_poller import start_background
 from bot.jobs.ingest_queue import queue_for
 from bot.platforms import Platform, configured
 from bot.service import Service
+from bot.settings import Settings
 from bot.state.leader import Leadership, leader_lock
 from retrieval.errors import BylineError
 from retrieval.library import Library

@@ -23,9 +23,9 @@ from urllib.parse import urlencode
 
 import pytest
 
-from bot.config import Settings
 from bot.platforms.slack.app import SlackAdapter
 from bot.service import Service
+from bot.settings import Settings
 from tests.logcheck import logged_errors
 from tests.slack_fake import FakeSlack
 

@@ -33,9 +33,9 @@ from wsgiref.simple_server import WSGIServer
 import pytest
 
 from bot.app import add_features
-from bot.config import Settings
 from bot.platforms.slack.app import EVENTS_PATH, SlackAdapter
 from bot.service import Service
+from bot.settings import Settings
 from bot.state.shared import shared_dedupe, shared_limiter
 from bot.state.store import BotState, state_location
 from retrieval.index.embedder import Embedder

@@ -13,7 +13,6 @@ from typing import Any
 import discord
 import pytest
 
-from bot.config import Settings
 from bot.delivery import DeliveryError
 from bot.platforms.discord.app import BylineClient, DiscordStartError, configure_endpoints, invite_url, run, run_client
 from bot.platforms.discord.render import (
@@ -26,6 +25,7 @@ from bot.platforms.discord.render import (
 )
 from bot.replies import AnswerReply, DigestReply, TextReply
 from bot.service import Service
+from bot.settings import Settings
 from bot.state.store import STATE_FILE, BotState
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from bot.config import Settings
 from bot.platforms.discord import DiscordPlatform
 from bot.platforms.discord.app import BylineClient, ShardedBylineClient
 from bot.platforms.discord.shards import ShardSettingsError
 from bot.service import Service
+from bot.settings import Settings
 from tests.discord_fake import APP_ID, BOT_ID, BOT_USER, CHANNEL_ID, GOOD_TOKEN, GUILD_ID, DiscordFake
 from tests.platform_helpers import ErrorLog
 

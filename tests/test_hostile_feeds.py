@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.feeds import run_feeds
-from bot.config import Settings
+from bot.settings import Settings
 from retrieval.ingest.feeds import FeedBook, poll_feeds
 from retrieval.ingest.fetch import Fetcher, FetchTimeout, TooSlow
 from retrieval.ingest.netguard import Allowlist

@@ -28,12 +28,12 @@ from bot.cli.main import main
 from bot.cli.worker import RunningWorker, start_worker
 from bot.cli.worker import run as run_worker
 from bot.commands.ingest import ingest_upload, register_ingest
-from bot.config import Settings
 from bot.jobs import ingest_queue
 from bot.jobs.ingest import MAX_RETRIES, BadJob, should_retry
 from bot.jobs.ingest_queue import IngestQueue
 from bot.replies import TextReply
 from bot.service import Asker, Service
+from bot.settings import Settings
 from bot.state.redis_client import redis_client
 from bot.state.store import BotState, state_location
 from retrieval.index.embedder import Embedder

@@ -267,7 +267,7 @@ def test_the_project_ships_a_container_and_a_unit() -> None:
 def test_the_compose_cluster_profile_runs_the_engines_two_bot_workers_and_an_embedder(tmp_path: Path) -> None:
     import yaml
 
-    from bot.config import Settings
+    from bot.settings import Settings
 
     services = yaml.safe_load((PROJECT / "docker-compose.yml").read_text())["services"]
     cluster = {name for name, service in services.items() if "cluster" in service.get("profiles", [])}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings
+from bot.settings import Settings
 from tests.conftest import PROJECT, SEEDS
 
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "bot", "retrieval", "seeds", "slack")

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings
 from bot.health import Health
 from bot.platforms import BackgroundRun, PlatformBase, configured, register, registered, unregister
 from bot.replies import DigestReply, Reply
 from bot.schedules import Schedule, utc_clock
 from bot.serve import serve
 from bot.service import Service
+from bot.settings import Settings
 from retrieval.errors import BylineError
 
 CHANNEL = "room-1"

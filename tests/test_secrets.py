@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings, load_environment
+from bot.settings import Settings, load_environment
 from tests.conftest import PROJECT
 from tests.discord_fake import GOOD_TOKEN, DiscordFake
 from tests.slack_fake import FakeSlack

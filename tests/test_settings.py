@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings
-from bot.settings import SettingsError
+from bot.settings import Settings, SettingsError
 from tests.conftest import PROJECT
 
 # (variable, a bad value). Every variable of .env.example must be here (checked below).

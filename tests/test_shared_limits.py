@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings
 from bot.limits import Limiter, LimitSettings, RateLimiter
 from bot.platforms.slack.app import SlackAdapter
 from bot.service import Service
+from bot.settings import Settings
 from bot.state.event_dedupe import EventDedupe, RecentIds
 from bot.state.redis_client import RETRY_AFTER_S, Outage, redis_client
 from bot.state.redis_dedupe import RedisEventDedupe

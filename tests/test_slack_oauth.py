@@ -20,13 +20,12 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from cryptography.fernet import Fernet
 
-from bot.config import Settings
 from bot.delivery import DeliveryError
 from bot.platforms.slack.app import SlackAdapter
 from bot.platforms.slack.oauth import manifest_scopes
 from bot.replies import TextReply
 from bot.service import Service
-from bot.settings import SettingsError
+from bot.settings import Settings, SettingsError
 from bot.state.slack_installations import OAuthStates
 from bot.state.store import STATE_FILE, BotState
 from bot.token_crypto import TokenKeyError

@@ -8,8 +8,8 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from bot.config import Settings
 from bot.output import print_json
+from bot.settings import Settings
 from retrieval.ingest.feeds import FeedBook, poll_feeds
 from retrieval.ingest.fetch import Fetcher
 from retrieval.library import Library

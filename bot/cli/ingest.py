@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.cli.feeds import is_url
-from bot.config import Settings
 from bot.jobs.ingest_queue import IngestQueue, queue_for, read_drafts
 from bot.output import plural
+from bot.settings import Settings
 from retrieval.ingest.fetch import Fetcher
 from retrieval.library import IngestReport, Library
 from retrieval.reading.loader import iter_article_files, not_an_article_file, skip_message

@@ -22,12 +22,12 @@ from bot.cli import worker as cli_worker
 from bot.cli.feeds import add_feeds_parser, run_feeds
 from bot.cli.ingest import ingest_command
 from bot.commands import gaps
-from bot.config import Settings, environment_problem, load_environment
 from bot.logs import configure_logging
 from bot.output import pipe_safe, plural, print_error, print_json
 from bot.platforms.terminal.chat import chat, render
 from bot.replies import AnswerReply, SearchReply, SourcesReply, TextReply
 from bot.service import SOURCES_PAGE_SIZE, Service
+from bot.settings import Settings, environment_problem, load_environment
 from bot.tenancy import OPERATOR
 from retrieval.errors import BylineError
 from retrieval.features.removal import audit_entries, remove_articles

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from bot.config import Settings
+from bot.settings import Settings
 from bot.state.store import STATE_FILE, BotState
 from retrieval.features.migrate import MigrationError, copy_database, migrate_library, source_path
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from bot.config import Settings
 from bot.logs import configure_logging
+from bot.settings import Settings
 from bot.state.redis_client import describe
 from retrieval.library import Library
 

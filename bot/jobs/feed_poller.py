@@ -22,7 +22,7 @@ from retrieval.library import Library
 from retrieval.reading.loader import skip_message
 
 if TYPE_CHECKING:
-    from bot.config import Settings
+    from bot.settings import Settings
 
 log = logging.getLogger("byline.poller")
 

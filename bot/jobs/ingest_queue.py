@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     import dramatiq
     import redis
 
-    from bot.config import Settings
+    from bot.settings import Settings
     from retrieval.ingest.fetch import Fetcher
     from retrieval.library import Library
 

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from bot.delivery import Poster
 
 if TYPE_CHECKING:
-    from bot.config import Settings
     from bot.replies import Reply
     from bot.service import Service
+    from bot.settings import Settings
 
 log = logging.getLogger("byline.platforms")
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.config import Settings
 from bot.limits import Limiter, RateLimiter
+from bot.settings import Settings
 from bot.state.event_dedupe import EventDedupe, RecentIds
 from retrieval.errors import BylineError
 

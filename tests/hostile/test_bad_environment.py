@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
-from bot.config import environment_problem
+from bot.settings import environment_problem
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ import pytest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
-from bot.config import Settings
 from bot.logs import RedactSecrets, configure_logging
+from bot.settings import Settings
 from retrieval.index.qdrant import QdrantIndex, QdrantUnavailable
 
 PASSWORD = "hunter2"

@@ -12,10 +12,10 @@ from bot.delivery import DeliveryError
 from bot.platforms.base import BackgroundRun, PlatformBase, register
 
 if TYPE_CHECKING:
-    from bot.config import Settings
     from bot.platforms.discord.app import BylineClient
     from bot.replies import Reply
     from bot.service import Service
+    from bot.settings import Settings
 
 # A digest due at start-up waits this long for the gateway login instead of failing at once.
 CONNECT_WAIT_SECONDS = 30.0

@@ -25,7 +25,6 @@ from discord.ext import commands
 
 from bot.asking import Asker
 from bot.commands.autoreply import is_question
-from bot.config import Settings
 from bot.delivery import DeliveryError
 from bot.limits import handler_threads, place_in_line
 from bot.platforms.discord.cogs import cogs_for
@@ -41,6 +40,7 @@ from bot.platforms.discord.views import (
 )
 from bot.replies import Reply
 from bot.service import Service
+from bot.settings import Settings
 from bot.tenancy import discord_tenant
 from retrieval.errors import BylineError
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.config import Settings
+from bot.settings import Settings
 from retrieval.errors import BylineError
 
 

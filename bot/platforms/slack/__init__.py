@@ -11,10 +11,10 @@ from bot.delivery import DeliveryError
 from bot.platforms.base import PlatformBase, register
 
 if TYPE_CHECKING:
-    from bot.config import Settings
     from bot.platforms.slack.app import SlackAdapter
     from bot.replies import Reply
     from bot.service import Service
+    from bot.settings import Settings
 
 log = logging.getLogger("byline.slack")
 

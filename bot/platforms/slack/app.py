@@ -40,7 +40,6 @@ from slack_sdk.socket_mode.builtin import SocketModeClient
 
 from bot.asking import Asker
 from bot.commands.autoreply import is_question
-from bot.config import Settings
 from bot.delivery import DeliveryError
 from bot.http_server import serve_in_thread
 from bot.limits import handler_threads, place_in_line
@@ -59,6 +58,7 @@ from bot.platforms.slack.render import (
 )
 from bot.replies import Reply, TextReply
 from bot.service import Service
+from bot.settings import Settings
 from bot.state.event_dedupe import SIGNATURE_PREFIX, EventDedupe, RecentIds
 from bot.tenancy import is_listed_admin, slack_body_tenant
 from retrieval.errors import BylineError

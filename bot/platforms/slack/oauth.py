@@ -44,8 +44,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
-from bot.config import Settings
 from bot.package_data import slack_manifest
+from bot.settings import Settings
 from bot.state.slack_installations import STATE_SECONDS, OAuthStates, SlackInstallations
 from bot.state.store import BotState
 from bot.token_crypto import TokenCipher

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from bot.platforms.base import PlatformBase, register
 
 if TYPE_CHECKING:
-    from bot.config import Settings
     from bot.replies import Reply
     from bot.service import Service
+    from bot.settings import Settings
 
 log = logging.getLogger("byline.serve")
 

@@ -2,7 +2,7 @@
 
 ``EnvSettings`` (pydantic-settings) reads the variables documented in ``.env.example``; each field
 says what it allows, and any bad value becomes ``SettingsError`` with one line that names the
-variable, what is allowed and what was given (never the value of a secret). ``bot.config.Settings``
+variable, what is allowed and what was given (never the value of a secret). ``bot.settings.Settings``
 is the frozen object built from it, read once by the CLI entry and passed to everything else.
 """
 

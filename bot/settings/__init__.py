@@ -2,7 +2,7 @@
 passed to everything that needs a setting; see ``.env.example`` for every one of them.
 
 A ``.env`` file never overrides a variable that is already set in the real environment. The
-parsing and validation live in ``bot.settings`` (pydantic-settings); this frozen dataclass is what
+parsing and validation live in ``bot.settings.environment`` (pydantic-settings); this frozen dataclass is what
 the rest of Byline receives, so tests and benches can build one directly.
 """
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from bot.limits import LimitSettings
 from bot.package_data import seeds_dir
-from bot.settings import PROJECT_DIR, SettingsError, read_env_settings
+from bot.settings.environment import PROJECT_DIR, SettingsError, read_env_settings
 from bot.tenancy import parse_tenant_admins
 
 if TYPE_CHECKING:
