@@ -400,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
-    from tests.postgres_server import PostgresServer  # the test fixture's server, started in a folder
+    from tests.fakes.postgres_server import PostgresServer  # the test fixture's server, started in a folder
 
     total = time.perf_counter()
     embedder = Embedder()

@@ -37,7 +37,7 @@ from bench.load_common import (  # noqa: E402
 from bot.platforms.discord.app import BylineClient, configure_endpoints, run_client  # noqa: E402
 from bot.service import Service  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from tests.discord_fake import (  # noqa: E402
+from tests.fakes.discord_fake import (  # noqa: E402
     APP_ID,
     BOT_USER,
     CHANNEL_ID,

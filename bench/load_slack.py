@@ -38,7 +38,7 @@ from bench.load_common import (  # noqa: E402
 from bot.platforms.slack.app import SlackAdapter  # noqa: E402
 from bot.service import Service  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from tests.slack_fake import BOT_USER, FakeSlack  # noqa: E402
+from tests.fakes.slack_fake import BOT_USER, FakeSlack  # noqa: E402
 
 SECRET = "load-signing-secret"
 

@@ -3,8 +3,8 @@
 These are structural (``typing.Protocol``): FAISS's ``DenseIndex`` and the own BM25
 ``SparseIndex`` satisfy them without inheriting anything, and a new backend (Qdrant, in
 ``qdrant_index.py``) is a class with the same methods. The contract each port promises is
-written down as tests, run against every backend: ``tests/test_vector_index_contract.py`` and
-``tests/test_keyword_index_contract.py``.
+written down as tests, run against every backend: ``tests/contract/test_vector_index_contract.py`` and
+``tests/contract/test_keyword_index_contract.py``.
 
 The method names are the ones ``ranking.py`` and ``answering/`` call today. Persistence is a
 separate, narrower port: the embedded backends are kept in checksummed files of the data
@@ -13,7 +13,7 @@ has no bytes to hand over.
 
 The two stores have their ports here too, ``ArticleStore`` and ``StateStore``, in the same
 structural way: ``store.Store`` and ``bot.state.store.BotState`` satisfy them, and every SQL statement
-of Byline lives behind them (``tests/test_store_boundary.py`` checks both).
+of Byline lives behind them (``tests/project/test_store_boundary.py`` checks both).
 
 And what the stages take of a library: the answer path and ranking take a ``Corpus`` (the
 store, the two indexes, the ``Embedder``, the lock and the in-memory counts), ingest an
@@ -184,7 +184,7 @@ class FileKeywordIndex(KeywordIndex, SavedToFile, Protocol):
 # -- stores ------------------------------------------------------------------------------------
 #
 # All SQL lives behind these two ports (and the companion stores named in their docstrings); no
-# other module opens a connection: ``tests/test_store_boundary.py`` holds the line.
+# other module opens a connection: ``tests/project/test_store_boundary.py`` holds the line.
 
 
 @runtime_checkable

@@ -19,13 +19,13 @@ from bot.service import Service  # noqa: E402
 from retrieval.backend import Backend  # noqa: E402
 from retrieval.index.embedder import Embedder  # noqa: E402
 from retrieval.library import Library  # noqa: E402
-from tests.feed_server import FeedServer, running_server  # noqa: E402
-from tests.postgres_server import postgres_server, postgres_url  # noqa: E402, F401
+from tests.fakes.feed_server import FeedServer, running_server  # noqa: E402
+from tests.fakes.postgres_server import postgres_server, postgres_url  # noqa: E402, F401
 
 if TYPE_CHECKING:
-    from tests.discord_fake import DiscordFake
+    from tests.fakes.discord_fake import DiscordFake
+    from tests.fakes.slack_fake import FakeSlack
     from tests.platform_helpers import Bolt, ErrorLog
-    from tests.slack_fake import FakeSlack
 
 PROJECT = Path(__file__).resolve().parent.parent
 SEEDS = PROJECT / "seeds"
@@ -162,7 +162,7 @@ def bolt(seed_service: Service, slack: FakeSlack, tmp_path: Path) -> Iterator[Bo
 @pytest.fixture
 def discord_fake() -> Iterator[DiscordFake]:
     """The fake Discord (REST and gateway) on 127.0.0.1, with discord.py pointed at it."""
-    from tests.discord_fake import running_fake
+    from tests.fakes.discord_fake import running_fake
 
     with running_fake() as fake:
         yield fake

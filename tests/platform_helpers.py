@@ -26,8 +26,8 @@ import pytest
 from bot.platforms.slack.app import SlackAdapter
 from bot.service import Service
 from bot.settings import Settings
+from tests.fakes.slack_fake import FakeSlack
 from tests.logcheck import logged_errors
-from tests.slack_fake import FakeSlack
 
 SECRET = "test-signing-secret"
 TOKEN = "xoxb-test-token"

@@ -27,7 +27,7 @@ engines" in pyproject.toml keeps it so): the running library gets its embedded i
 (``new_*``, ``*_from_file``, ``vector_index_of``) and the cluster's shared ones
 (``open_shared_indexes``) from here too. Adding a backend is its module, one entry in
 ``VECTOR_BACKENDS`` or ``KEYWORD_BACKENDS`` with its function here, and its line in the port
-contract tests (``tests/test_vector_index_contract.py``, ``tests/test_keyword_index_contract.py``).
+contract tests (``tests/contract/test_vector_index_contract.py``, ``tests/contract/test_keyword_index_contract.py``).
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ class StoryModel:
     recall at precision >= 0.90; out of fold 0.90 and 0.76), was measured once on it: precision
     0.727, recall 0.640, worse than the first rule's 0.882 and 0.600. The stricter threshold
     (chosen on the tuning half alone) scored 0.875 and 0.560 there; the union with the first
-    rule (chosen for the fixtures of tests/test_digest.py, see the module's docstring) 0.850
+    rule (chosen for the fixtures of tests/bot/test_digest.py, see the module's docstring) 0.850
     and 0.680. Until then no report-half pair was listed or read. Then, to look for better
     measures, the errors of all 330 pairs were listed, both halves: the shared-headline exception
     to the countries veto came from a report-half pair, so its 0.857 and 0.720 with it are not

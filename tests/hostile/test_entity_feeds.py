@@ -14,8 +14,8 @@ import pytest
 from retrieval.ingest.feeds import FeedBook, poll_feeds, refuse_feed_body
 from retrieval.ingest.fetch import Fetcher
 from retrieval.library import Library
-from tests.feed_server import FeedServer
-from tests.test_hostile_feeds import LOCAL, story, text_feed
+from tests.fakes.feed_server import FeedServer
+from tests.hostile.test_hostile_feeds import LOCAL, story, text_feed
 
 
 def billion_laughs(levels: int = 10) -> str:

@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 from bot.service import Asker, Service
 from bot.state.gaps import GapStore
-from tests.discord_fake import GUILD_ID, DiscordFake, running_fake
+from tests.bot.test_discord import callback, followups, start_bot, text_of
+from tests.fakes.discord_fake import GUILD_ID, DiscordFake, running_fake
 from tests.platform_helpers import Bolt
-from tests.test_discord import callback, followups, start_bot, text_of
 
 PHISH = "[Reset your password](https://evil.example)"
 TENANT = f"discord:{GUILD_ID}"

@@ -15,8 +15,8 @@ from bot.service import Service
 from bot.state import slack_installations
 from bot.state.slack_installations import OAuthStates
 from bot.state.store import STATE_FILE, BotState
-from tests.slack_fake import FakeSlack
-from tests.test_slack_oauth import Served, oauth_settings
+from tests.bot.test_slack_oauth import Served, oauth_settings
+from tests.fakes.slack_fake import FakeSlack
 
 
 @pytest.fixture

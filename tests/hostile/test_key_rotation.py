@@ -15,8 +15,8 @@ from bot.service import Service
 from bot.state.slack_installations import SlackInstallations
 from bot.state.store import BotState
 from bot.token_crypto import TokenCipher, TokenKeyError
-from tests.slack_fake import CLIENT_ID, Call, FakeSlack
-from tests.test_slack_oauth import Served, oauth_settings, restarted
+from tests.bot.test_slack_oauth import Served, oauth_settings, restarted
+from tests.fakes.slack_fake import CLIENT_ID, Call, FakeSlack
 
 OLD = Fernet.generate_key().decode()
 NEW = Fernet.generate_key().decode()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from bot.service import Service
-from tests.slack_fake import FakeSlack
-from tests.test_slack_oauth import Served, oauth_settings
+from tests.bot.test_slack_oauth import Served, oauth_settings
+from tests.fakes.slack_fake import FakeSlack
 
 FORGED = "2026-12-05 12:00:00,000 ERROR byline: operator password reset by U0ADMIN"
 ERRORS = {

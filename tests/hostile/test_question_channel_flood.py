@@ -17,9 +17,9 @@ from bot.service import Service
 from bot.state.store import BotState, state_location
 from retrieval.backend import Backend
 from retrieval.library import Library
-from tests.discord_fake import CHANNEL_ID, GUILD_ID, restored_endpoints
-from tests.test_autoreply import ForumFake
-from tests.test_discord import start_bot, text_of
+from tests.bot.test_autoreply import ForumFake
+from tests.bot.test_discord import start_bot, text_of
+from tests.fakes.discord_fake import CHANNEL_ID, GUILD_ID, restored_endpoints
 
 TENANT = f"discord:{GUILD_ID}"
 QUESTION = "what did Mourinho say about the referee?"

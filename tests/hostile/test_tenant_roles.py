@@ -17,9 +17,9 @@ from typing import Any
 from bot.replies import AnswerReply
 from bot.service import Asker, Service
 from retrieval.models import Answer
-from tests.discord_fake import GUILD_ID, HUMAN, DiscordFake, running_fake
+from tests.bot.test_discord import callback, followups, settings_for, start_bot, text_of
+from tests.fakes.discord_fake import GUILD_ID, HUMAN, DiscordFake, running_fake
 from tests.platform_helpers import checked_bolt
-from tests.test_discord import callback, followups, settings_for, start_bot, text_of
 
 OTHER_GUILD, OTHER_CHANNEL = 900000000000000555, 900000000000000556
 MANAGE_SERVER = 1024 | 2048 | 32
