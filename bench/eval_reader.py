@@ -9,8 +9,10 @@
 - ``both``: the reader and the rules.
 
 Natural parts: ``dev`` and ``test`` are the non-final files split by article as
-``bench/eval_natural.py`` splits them; ``final`` is every blind final part together. None of
-their articles is in the reader's training or dev pairs (``bench/reader_pairs.py``). SQuAD is
+``bench/eval_natural.py`` splits them; ``final`` is every blind final part together. With
+``--fold K --model DIR``, only the questions on fold K's articles are asked, read by the model
+trained without that fold (``bench/reader_pairs.py``: two article-grouped folds), so no figure
+comes from a model that read questions about the article asked about. SQuAD is
 its test half (odd-numbered questions), articles Byline never saw. The latency is that of a
 warm ask over the first ``--latency`` dev questions at the BBC library.
 """
@@ -28,8 +30,9 @@ import numpy as np
 
 from bench.eval_natural import ANSWERABLE, KINDS, NATURAL_DIR, NaturalQuestion, load_natural, run_natural
 from bench.eval_squad import build_library, load_squad, run_squad
+from bench.reader_pairs import fold_of
 from retrieval.answering import TUNING, Tuning, answer_question, checks
-from retrieval.answering.reader import READER_VARIABLE
+from retrieval.answering.reader import READER_VARIABLE, use_model
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 
@@ -42,12 +45,15 @@ CONFIGS: dict[str, Tuning] = {
 }
 
 
-def natural_parts(parts: list[str]) -> dict[str, list[NaturalQuestion]]:
+def natural_parts(parts: list[str], fold: int | None = None) -> dict[str, list[NaturalQuestion]]:
+    """The questions of each part; with ``fold``, only those on that fold's articles."""
     found: dict[str, list[NaturalQuestion]] = {part: [] for part in parts}
     for path in sorted(NATURAL_DIR.glob("*.tsv")):
         final = path.stem.startswith("final")
         for question in load_natural(path, split=not final):
             part = "final" if final else question.part
+            if fold is not None and fold_of(question.article or question.text) != fold:
+                continue
             if part in found:
                 found[part].append(question)
     return found
@@ -67,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--squad", action="store_true", help="also SQuAD's test half")
     parser.add_argument("--latency", type=int, default=0, help="warm asks over this many dev questions")
     parser.add_argument("--misses", type=Path, default=None, help="write each configuration's misses here")
+    parser.add_argument("--fold", type=int, default=None, help="only the natural questions of this fold's articles")
+    parser.add_argument("--model", type=Path, default=None, help="the reader's folder (default: the shipped one)")
     args = parser.parse_args(argv)
+    if args.model:
+        use_model(args.model)
     # The reader is off by default; here each configuration says whether it reads (``CONFIGS``).
     os.environ[READER_VARIABLE] = "on"
     embedder = Embedder()
@@ -105,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _natural(args: argparse.Namespace, library: Library, lines: list[str]) -> None:
-    for part, questions in natural_parts(args.parts).items():
+    for part, questions in natural_parts(args.parts, args.fold).items():
         if not questions:
             continue
         header = f"Natural {part} ({len(questions)} q)"

@@ -17,12 +17,18 @@ A candidate is labelled 1 when its sentence holds the answer span verbatim (or m
 that runs over two sentences), else 0; ``absent`` and ``detail_absent`` questions give only
 negatives. Nothing here is written by hand: the labels follow from the spans.
 
-Split, by article: every article that an evaluation set uses (``bench/data/natural/*.tsv`` and
-its reserve lists' used articles, ``speaker_questions*.tsv``, ``quote_check``,
-``quote_timeline``) is kept out of training; of the rest, a seeded ~15% of the articles form
-``dev`` (the reader's calibration and threshold), the others ``train``. A sample of the
-questions on evaluation articles is written as ``heldout`` pairs (never trained on; a
-pair-level check of generalisation). The pairs go to ``--out`` (not the repository).
+Split, by article:
+
+- an article a natural part asks about (``bench/data/natural/*.tsv``) is in ``fold0`` or
+  ``fold1`` (a hash of its path, ``fold_of``): the reader is trained twice, once without each
+  fold, and every natural figure is the score of the model that never saw that question's
+  article (two article-grouped folds: the older parts and the final parts alike);
+- an article of the speaker timelines or ``speaker_questions*.tsv`` is ``heldout``: never trained
+  on (a pair-level check of generalisation);
+- of the rest (quote-check articles included: the quote check never reads with the reader), a
+  seeded ~15% form ``dev`` (calibration and threshold), the others ``train``.
+
+The pairs go to ``--out`` (not the repository).
 """
 
 from __future__ import annotations
@@ -53,21 +59,34 @@ _ARTICLE = re.compile(r"(?:business|entertainment|politics|tech)/\d{3}\.txt")
 DEV_SHARE = 0.15
 
 
-def evaluation_articles() -> set[str]:
-    """Every BBC article any evaluation set of the project uses (``section/NNN.txt``)."""
-    files = [
-        *sorted((DATA / "natural").glob("*.tsv")),
-        *sorted(DATA.glob("speaker_questions*.tsv")),
-        *sorted((DATA / "quote_check").glob("*")),
-        *sorted((DATA / "quote_timeline").glob("*")),
-    ]
+FOLDS = 2
+
+
+def _articles_in(files: list[Path]) -> set[str]:
     return {match for path in files if path.is_file() for match in _ARTICLE.findall(path.read_text())}
 
 
-def split_of(article: str, excluded: set[str]) -> str:
-    """``heldout`` for an evaluation article, else ``dev`` or ``train`` by a hash of its path."""
-    if article in excluded:
+def natural_articles() -> set[str]:
+    """The BBC articles the natural parts ask about (``section/NNN.txt``): split into folds."""
+    return _articles_in(sorted((DATA / "natural").glob("*.tsv")))
+
+
+def heldout_articles() -> set[str]:
+    """The articles of the other evaluation sets that may read with the reader: never trained on."""
+    return _articles_in([*sorted(DATA.glob("speaker_questions*.tsv")), *sorted((DATA / "quote_timeline").glob("*"))])
+
+
+def fold_of(key: str) -> int:
+    """The fold of a natural article (or, for a question with no article, of its text)."""
+    return int(hashlib.sha1(f"fold:{key}".encode()).hexdigest(), 16) % FOLDS
+
+
+def split_of(article: str, natural: set[str], heldout: set[str]) -> str:
+    """``heldout``, ``fold0``/``fold1`` for a natural article, else ``dev`` or ``train``."""
+    if article in heldout:
         return "heldout"
+    if article in natural:
+        return f"fold{fold_of(article)}"
     share = int(hashlib.sha1(f"reader:{article}".encode()).hexdigest(), 16) % 1000 / 1000
     return "dev" if share < DEV_SHARE else "train"
 
@@ -243,7 +262,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/byline-reader/pairs.jsonl"))
     parser.add_argument("--own-negatives", type=int, default=5, help="closest other sentences of the right article")
     parser.add_argument("--close-negatives", type=int, default=4, help="best sentences of other articles")
-    parser.add_argument("--heldout-questions", type=int, default=1500, help="questions on evaluation articles to write")
     parser.add_argument("--seed", type=int, default=34)
     args = parser.parse_args(argv)
     corpus = args.data / "bbc-news"
@@ -255,12 +273,10 @@ def main(argv: list[str] | None = None) -> int:
         print("Ingesting the four BBC sections once (a few minutes); later runs reuse it.", file=sys.stderr)
         library.ingest([corpus / section for section in SECTIONS])
     articles = Articles(library, corpus)
-    excluded = evaluation_articles()
+    natural, heldout = natural_articles(), heldout_articles()
     written = load_written(sorted((DATA / "reader").glob("written_*.jsonl")))
     rng = random.Random(args.seed)
-    heldout = [q for q in written if split_of(q.article, excluded) == "heldout"]
-    keep_heldout = set(map(id, rng.sample(heldout, min(args.heldout_questions, len(heldout)))))
-    questions = [q for q in written if split_of(q.article, excluded) != "heldout" or id(q) in keep_heldout]
+    questions = written
     started = time.perf_counter()
     vectors = library.embedder.encode([q.question for q in questions])
     skipped: Counter[str] = Counter()
@@ -272,8 +288,9 @@ def main(argv: list[str] | None = None) -> int:
             "header": (
                 f"reader pairs from {len(written)} written questions (bench/data/reader), made by "
                 "bench/reader_pairs.py; candidates from Byline's own retrieval, labelled from the verbatim "
-                f"answer spans; {len(excluded)} articles used by evaluation sets (natural/*.tsv, speaker_questions*, "
-                "quote_check, quote_timeline) are never train or dev, only 'heldout'; dev is ~15% of the other "
+                f"answer spans; the {len(natural)} articles of natural/*.tsv are split into fold0/fold1 by a hash "
+                f"of the path (the reader is trained without each fold in turn); {len(heldout)} articles of "
+                "speaker_questions* and quote_timeline are 'heldout' (never trained on); dev is ~15% of the other "
                 "articles by a hash of the path."
             )
         }
@@ -283,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
             if why:
                 skipped[why] += 1
                 continue
-            split = split_of(q.article, excluded)
+            split = split_of(q.article, natural, heldout)
             asked[split] += 1
             qid = hashlib.sha1(f"{q.article}|{q.question}".encode()).hexdigest()[:12]
             for candidate, label in pairs:
@@ -293,8 +310,8 @@ def main(argv: list[str] | None = None) -> int:
             if n % 500 == 0:
                 print(f"{n}/{len(questions)} questions, {time.perf_counter() - started:.0f} s", file=sys.stderr)
     library.close()
-    print(f"Questions: {len(written)} written; {len(excluded)} evaluation articles excluded from train/dev.")
-    for split in ("train", "dev", "heldout"):
+    print(f"Questions: {len(written)} written; {len(natural)} natural articles in {FOLDS} folds.")
+    for split in ("train", "dev", *(f"fold{k}" for k in range(FOLDS)), "heldout"):
         print(
             f"  {split:8} {asked[split]:6} questions, {counts[(split, 1)]:6} positive, "
             f"{counts[(split, 0)]:6} negative pairs"

@@ -144,6 +144,13 @@ def main(argv: list[str] | None = None) -> int:
         default=4,
         help="negatives kept per question: the two hardest, the rest at random (0: all)",
     )
+    parser.add_argument(
+        "--train-splits",
+        nargs="+",
+        default=["train"],
+        help="the pairs' splits to train on; a fold model adds the other fold (train fold1 trains without fold0)",
+    )
+    parser.add_argument("--heldout-splits", nargs="+", default=["heldout"], help="splits scored after training")
     parser.add_argument("--heldout-questions", type=int, default=100, help="heldout questions scored after training")
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--measure", type=int, default=0, help="only time N training steps and stop")
@@ -161,9 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     set_seed(args.seed)
     torch.set_num_threads(2)
     rows = load_pairs(args.pairs)
-    train = [r for r in rows if r["split"] == "train"]
+    train = [r for r in rows if r["split"] in args.train_splits]
     dev = [r for r in rows if r["split"] == "dev"]
-    heldout = [r for r in rows if r["split"] == "heldout"]
+    heldout = [r for r in rows if r["split"] in args.heldout_splits]
     if args.negatives:
         train = _fewer_negatives(train, args.negatives, random.Random(args.seed))
     heldout = _some_questions(heldout, args.heldout_questions, random.Random(args.seed))
@@ -248,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         "heldout_pairs": len(heldout),
         "train_seconds": round(seconds),
         "seed": args.seed,
+        "train_splits": args.train_splits,
+        "heldout_splits": args.heldout_splits,
         "epochs": args.epochs,
         "batch": args.batch,
         "learning_rate": args.lr,

@@ -101,6 +101,15 @@ _shared: Reader | None = None
 _shared_lock = threading.Lock()
 
 
+def use_model(folder: Path) -> Reader:
+    """Load the reader from ``folder`` as the process's one reader: a model trained with
+    ``bench/train_reader.py --out folder`` (``bench/eval_reader.py --model`` scores each fold's)."""
+    global _shared
+    with _shared_lock:
+        _shared = Reader(folder)
+    return _shared
+
+
 def shared_reader() -> Reader | None:
     """The process's one reader, loaded on first use; None when the package has no weights."""
     global _shared
