@@ -18,8 +18,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from bench.eval_common import DenseBaseline, Tally, ratio
-from bench.eval_natural import (
+from bench.quality.eval_common import DenseBaseline, Tally, ratio
+from bench.quality.eval_natural import (
     ANSWERABLE,
     ChunkBaseline,
     NaturalQuestion,
@@ -28,9 +28,9 @@ from bench.eval_natural import (
     run_chunk_baseline,
     run_natural,
 )
-from bench.eval_quotes import load_labels, run_attribution, run_natural_attribution, stored_quotes_verbatim
-from bench.eval_speakers import load_speaker_questions, run_speaker_questions
-from bench.eval_squad import (
+from bench.quality.eval_quotes import load_labels, run_attribution, run_natural_attribution, stored_quotes_verbatim
+from bench.quality.eval_speakers import load_speaker_questions, run_speaker_questions
+from bench.quality.eval_squad import (
     build_library,
     load_ooc,
     load_squad,
@@ -89,7 +89,10 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         nargs="+",
         default=sorted((HERE / "data" / "natural").glob("*.tsv")),
-        help="questions that look like users (kind, article, question, expected, speaker); see bench/eval_natural.py",
+        help=(
+            "questions that look like users (kind, article, question, expected, speaker); "
+            "see bench/quality/eval_natural.py"
+        ),
     )
     parser.add_argument(
         "--natural-part",

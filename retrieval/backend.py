@@ -243,7 +243,7 @@ class StoreRescoredVectors:
 
     Searching goes to Qdrant; the candidates' own vectors (``vectors``) come from the store's
     copy in one SQL query, which at ~100k passages takes a fraction of fetching them from Qdrant
-    as JSON lists (bench/bench_cluster_ask.py). They are the float16 copy every index is rebuilt
+    as JSON lists (bench/perf/bench_cluster_ask.py). They are the float16 copy every index is rebuilt
     from, so the scores equal those of a FAISS index rebuilt from the same store.
     """
 

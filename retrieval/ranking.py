@@ -1,6 +1,6 @@
 """Ranking: hybrid passage retrieval (FAISS + BM25) and sentence scoring within the top passages.
 
-The weights and thresholds live in one ``Tuning`` value, fitted by ``bench/tune.py`` on one
+The weights and thresholds live in one ``Tuning`` value, fitted by ``bench/quality/tune.py`` on one
 half of the evaluation questions and reported by ``bench/eval.py`` on the other half.
 """
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class Tuning:
     """Weights and thresholds of ranking and abstention.
 
-    Fitted with ``bench/tune.py`` on the even-numbered SQuAD questions plus the out-of-corpus
+    Fitted with ``bench/quality/tune.py`` on the even-numbered SQuAD questions plus the out-of-corpus
     sets seen while designing the rules (maximise abstention outside the corpus with false
     abstention <= 0.025 on answerable questions); ``bench/eval.py`` reports them on the
     odd-numbered questions and the newest out-of-corpus set.

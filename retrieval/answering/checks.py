@@ -71,7 +71,7 @@ ALL_CHECKS = (
 
 # The hand rules that refuse on what the question and the evidence look like (not the reader,
 # nor the plain facts: an empty library, a person with no readable quotes). "Reader only" in
-# ``bench/eval_reader.py`` switches these off.
+# ``bench/quality/eval_reader.py`` switches these off.
 RULE_CHECKS = (
     NAMES_ABSENT,
     ANSWER_TYPE,

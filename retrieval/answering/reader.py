@@ -1,6 +1,6 @@
 """Byline's reader: a small cross-encoder that reads a question with one candidate at a time.
 
-It was trained here (``bench/train_reader.py`` on ``bench/reader_pairs.py``'s pairs; see
+It was trained here (``bench/reader/train_reader.py`` on ``bench/reader/reader_pairs.py``'s pairs; see
 ``retrieval/reader_model/MODEL_CARD.md``) and ships inside the package, so it loads offline,
 from the package's own files, once per process, the first time a question needs it (or at
 ``Library.warm_up``). It gives the probability that a candidate (``reader_input``) answers the
@@ -103,7 +103,7 @@ _shared_lock = threading.Lock()
 
 def use_model(folder: Path) -> Reader:
     """Load the reader from ``folder`` as the process's one reader: a model trained with
-    ``bench/train_reader.py --out folder`` (``bench/eval_reader.py --model`` scores each fold's)."""
+    ``bench/reader/train_reader.py --out folder`` (``bench/quality/eval_reader.py --model`` scores each fold's)."""
     global _shared
     with _shared_lock:
         _shared = Reader(folder)

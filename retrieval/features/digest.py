@@ -8,7 +8,7 @@ each pair of articles by ``retrieval/reading/story.py`` (the same sentences rest
 naming the same people and dates; no conflicting places or publication dates) and grouped by
 complete link. The other articles of a story are
 shown under it as "also in: …", never as stories of their own. ``cluster`` is the older topic
-clustering, kept for ``bench/eval_story.py`` to compare against. Key lines are chosen
+clustering, kept for ``bench/quality/eval_story.py`` to compare against. Key lines are chosen
 extractively: the sentences nearest the story's centroid, so every word shown is a stored
 sentence, cited to its paragraph.
 """

@@ -4,7 +4,7 @@ roundup and topic alerts.
 A quote is often on a topic without naming it: "I acted on impulse" is Ozzy Osbourne on the
 burglary at his home, said in an article about nothing else. So a quote is judged by three
 things, each measured on the labelled timeline set (``bench/data/quote_timeline``,
-``bench/eval_quote_timeline.py``):
+``bench/quality/eval_quote_timeline.py``):
 
 - ``closeness``: the best cosine between the topic and the quote's own sentences (the sentence
   holding the quote carries its attribution and the words around it, so a one-phrase quote is
@@ -42,7 +42,7 @@ class TopicRule:
     """``score = closeness + article * article_weight + words * words_weight + paragraph *
     paragraph_weight``, on topic when ``score >= threshold``.
 
-    Chosen by ``python -m bench.eval_quote_timeline BBC --fit --labels bench/data/quote_timeline
+    Chosen by ``python -m bench.quality.eval_quote_timeline BBC --fit --labels bench/data/quote_timeline
     --labels bench/data/quote_timeline_blind``: a grid over the weights, the threshold with the best
     F1, on 33 labelled (speaker, topic) pairs (539 stored quotes of the labelled speakers, 203 of
     them labelled on topic). This rule: recall 0.961, precision 0.691 in sample, 0.961 / 0.691

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 MAX_RELATED = 3
 # Candidates asked per answer. A speaker check with no topic costs ~1 ms (no embedding); a fact
 # check costs what a question does (a query embedding and a ranking), so only one of the four is a
-# fact: the added time is at most about one more ask, and usually ~1 ms (bench/bench_related.py).
+# fact: the added time is at most about one more ask, and usually ~1 ms (bench/perf/bench_related.py).
 CHECK_BUDGET = 4
 FACT_CHECKS = 1
 # Slack caps a button's text at 75 characters (Discord at 80); a longer question is not offered.

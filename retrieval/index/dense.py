@@ -169,7 +169,7 @@ class DenseIndex:
         return cls(index, trained_for=trained_for)
 
 
-# Cells probed per search. Measured on real BBC sentence embeddings (bench/bench_ivf_recall.py):
+# Cells probed per search. Measured on real BBC sentence embeddings (bench/perf/bench_ivf_recall.py):
 # recall@10 against exact search reaches 0.98 at 61-101 probes at 100k vectors (1,264 cells) and
 # at ~31 at 500k, so a twelfth of the cells, capped at 128, holds 0.98 and keeps the cost flat
 # as the library grows (cells // 24 missed it at 100k: 0.977).

@@ -4,7 +4,7 @@ Why a third Qdrant module: no Qdrant server binary can be run here, and qdrant-c
 mode searches in pure Python (~130 ms a keyword search at 6k passages), so it cannot tell what a
 server would cost. qdrant-edge-py is Qdrant's own Rust segment code (HNSW graphs, the sparse
 inverted index with the IDF modifier, id filters) as a library: what a server runs behind its
-HTTP API, without the API. It stands in for a server in ``bench/bench_cluster_ask.py`` and
+HTTP API, without the API. It stands in for a server in ``bench/perf/bench_cluster_ask.py`` and
 checks the engine's behaviour in the port contract tests.
 
 The layout is the server one, so that the same requests are made: ``EdgeVectorIndex`` is

@@ -25,7 +25,7 @@ drifted more than ``drift`` (10%) from it (which, for a steady stream of news, s
 after the first few hundred passages), and a search re-scores Qdrant's best ``2k + 10``
 candidates with the exact BM25 of now (true average, exact IDF). Scores are then sparse.py's
 to float precision; what may differ is which passages make the candidate pool, and only for a
-passage whose approximate score was more than ~10% off (``bench/bench_keyword_agreement.py``
+passage whose approximate score was more than ~10% off (``bench/perf/bench_keyword_agreement.py``
 measures it).
 
 Terms map to sparse indices by a 32-bit hash (blake2b) rather than a shared counter, so that

@@ -4,7 +4,7 @@ Topic similarity alone puts "US interest rates rise" and "UK rates on hold" in o
 are about central banks and rates. A story here is narrower. Two articles are one story when
 they restate the same sentences (the first rule: ``cosine + matches >= FIRST_RULE_THRESHOLD``)
 or when a small logistic model over four measures says so (``StoryModel``, fitted on the tuning
-half of the labelled BBC pairs by ``bench/eval_story.py --fit``):
+half of the labelled BBC pairs by ``bench/quality/eval_story.py --fit``):
 
 - ``cosine``: the articles read alike as a whole (the cosine of the means of their stored
   sentence vectors);
@@ -36,9 +36,9 @@ names, keeps those. On the report half of the pairs (never fitted on; no longer 
 and 0.640. On the held-out final pairs (``bench/data/story_pairs_final``, labelled blind after
 this model was fitted, scored once) it scores 0.960 and 0.621: every copy of one report is
 joined, 3 of 47 distinct reports of one event are. The target (0.90 at 0.80) is not reached,
-and no mix of the measures computable offline reaches it: ``bench/story_ceiling.py`` puts 23 of
+and no mix of the measures computable offline reaches it: ``bench/quality/story_ceiling.py`` puts 23 of
 them through three learners, recall at precision 0.90 at most 0.68 out of fold, while two more
-blind labellers agree with the labels at 0.98 / 0.98 (``bench/eval_story.py --agreement``).
+blind labellers agree with the labels at 0.98 / 0.98 (``bench/quality/eval_story.py --agreement``).
 
 Articles are then grouped by complete link: a story only takes an article that the pair rule
 joins with every member already in it, so a chain (A like B, B like C) never glues two events.
@@ -80,7 +80,7 @@ class StoryModel:
     """The pair model: ``logit = bias + cosine * c + matches * m + dates * d + people * p``;
     a pair is one story when ``logit >= threshold`` and no veto applies.
 
-    Fitted by ``bench/eval_story.py --fit`` on the tuning half of bench/data/story_pairs (166
+    Fitted by ``bench/quality/eval_story.py --fit`` on the tuning half of bench/data/story_pairs (166
     pairs, 35 same_event): L2-regularised logistic regression (numpy, standardised features,
     lambda 1), coefficients mapped back to the raw features. The threshold is the lowest whose
     out-of-fold precision on the tuning half (5-fold cross-validation, 30 repeats) is at least

@@ -329,7 +329,7 @@ class Store(Database):
     def _one_of(self, column: str, values: Sequence[object]) -> tuple[str, list[object]]:
         """``column IN (?, ?, …)`` and its parameters; on PostgreSQL ``column = ANY(?)`` with one
         array parameter instead, which its planner takes ~3x faster for the long id lists of an
-        answer (bench/bench_cluster_ask.py). The one place where the two engines' SQL differs."""
+        answer (bench/perf/bench_cluster_ask.py). The one place where the two engines' SQL differs."""
         if self.shared:
             return f"{column} = ANY(?)", [
                 [value.item() if isinstance(value, np.generic) else value for value in values]

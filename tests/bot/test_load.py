@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bench import load_discord, load_slack
-from bench.load_common import BUSY, IN_LINE, LoadReport
+from bench.load import load_discord, load_slack
+from bench.load.load_common import BUSY, IN_LINE, LoadReport
 from bot.limits import LimitSettings
 from bot.service import Service
 from bot.state.store import STATE_FILE, BotState

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.eval_natural import NATURAL_DIR, load_natural
+from bench.quality.eval_natural import NATURAL_DIR, load_natural
 from bot.cli.main import main
 from bot.state.store import STATE_FILE, BotState
 from retrieval.backend import INDEX_GENERATION_KEY, Backend, SharedIndexes

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.eval_quote_check import load_set, main
+from bench.quality.eval_quote_check import load_set, main
 
 
 def test_the_set_has_every_kind_and_enough_items() -> None:

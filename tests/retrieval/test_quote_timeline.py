@@ -261,8 +261,8 @@ def test_cli_alerts_add_show_remove_as_the_operator(quote_cli_dir: Path, capsys:
 def test_the_timeline_eval_skips_without_the_corpus_and_reads_its_labels(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bench.eval_quote_timeline import Pair, load_pairs, score
-    from bench.eval_quote_timeline import main as eval_main
+    from bench.quality.eval_quote_timeline import Pair, load_pairs, score
+    from bench.quality.eval_quote_timeline import main as eval_main
 
     assert eval_main([str(tmp_path / "no-bbc")]) == 0
     assert "Skipped: no BBC corpus" in capsys.readouterr().out

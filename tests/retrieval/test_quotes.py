@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.eval_quotes import article_quotes, load_labels, run_attribution
+from bench.quality.eval_quotes import article_quotes, load_labels, run_attribution
 from retrieval.reading.quotes import FoundQuote, extract_quotes
 from retrieval.reading.text import paragraphs
 
@@ -645,8 +645,8 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
     # A second, larger sample than the hand labels: the quote each speaker or "who said" question
     # of the dev part expects, found by its own readers (93 of 99 right in rounds 11 and 12; all
     # parts seen by round 12: 603 of 656 before it, 625 after).
-    from bench.eval_natural import NATURAL_DIR, load_natural
-    from bench.eval_quotes import run_natural_attribution
+    from bench.quality.eval_natural import NATURAL_DIR, load_natural
+    from bench.quality.eval_quotes import run_natural_attribution
 
     questions = [q for p in sorted(NATURAL_DIR.glob("[a-z]*.tsv")) if "final" not in p.name for q in load_natural(p)]
     expected = [

@@ -1,6 +1,6 @@
 """How closely the Qdrant keyword index ranks like the own BM25, and how fast each searches.
 
-    .venv/bin/python bench/bench_keyword_agreement.py --bbc ../shared/data/bbc-news --queries 400
+    .venv/bin/python bench/perf/bench_keyword_agreement.py --bbc ../shared/data/bbc-news --queries 400
 
 No ingest (no model, no store): the BBC articles are cut into passages by Byline's own
 segmenter, tokenised with ``text.search_tokens`` and added to a ``sparse.SparseIndex`` and to a
@@ -28,7 +28,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 from retrieval.index.qdrant_keywords import QdrantKeywordIndex  # noqa: E402
 from retrieval.index.segment import build_passages  # noqa: E402
@@ -37,7 +38,7 @@ from retrieval.ports import KeywordIndex  # noqa: E402
 from retrieval.reading.loader import iter_article_files, read_article_file  # noqa: E402
 from retrieval.reading.text import paragraphs, search_tokens  # noqa: E402
 
-NATURAL = Path(__file__).resolve().parent / "data" / "natural"
+NATURAL = DATA / "natural"
 K = 10
 # Scores this close are a tie (sparse.py scores in float32).
 TIE = 1e-4

@@ -1,6 +1,6 @@
 """The quote check (``byline verify``) against its labelled set, through ``verify --batch``.
 
-    python -m bench.eval_quote_check ../shared/data/bbc-news [--data /tmp/qc_data] [--set dev|test|all]
+    python -m bench.quality.eval_quote_check ../shared/data/bbc-news [--data /tmp/qc_data] [--set dev|test|all]
 
 Ingests the BBC folder's business, entertainment, politics and tech sections into a temporary
 data directory (a few minutes), or reuses ``--data`` (ingesting into it only when it is empty),
@@ -21,11 +21,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench.paths import DATA
 from bot.cli.verify import run_batch
 from retrieval.library import Library
 
 SECTIONS = ("business", "entertainment", "politics", "tech")
-SETS = Path(__file__).parent / "data" / "quote_check"
+SETS = DATA / "quote_check"
 
 
 def load_set(name: str) -> list[dict]:

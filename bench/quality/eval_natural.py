@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.paths import DATA
 from retrieval.answering import TUNING, Tuning, answer_question
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
@@ -78,7 +79,7 @@ def load_natural(path: Path, split: bool = True) -> list[NaturalQuestion]:
     return questions
 
 
-NATURAL_DIR = Path(__file__).resolve().parent / "data" / "natural"
+NATURAL_DIR = DATA / "natural"
 
 
 def dev_questions(limit: int) -> list[NaturalQuestion]:

@@ -11,7 +11,7 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.eval_squad import _article_ids
+from bench.quality.eval_squad import _article_ids
 from retrieval.answering import TUNING, Tuning, answer_question
 from retrieval.library import Library
 

@@ -1,6 +1,6 @@
 """What related questions add to an answer: the time to find and check them, and how many.
 
-    .venv/bin/python -m bench.bench_related --library /tmp/byline-eval/bbc
+    .venv/bin/python -m bench.perf.bench_related --library /tmp/byline-eval/bbc
 
 Asks the first ``--questions`` dev questions of ``bench/data/natural`` from one warm process; for
 each answered one, times ``related_questions`` with its check cache emptied first (what a new
@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from bench.eval_natural import dev_questions, open_warm_library
+from bench.quality.eval_natural import dev_questions, open_warm_library
 from retrieval.features import related
 
 

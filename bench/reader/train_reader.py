@@ -1,6 +1,6 @@
 """Train Byline's reader: a cross-encoder over (text, text) pairs with a 0/1 label.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.train_reader --pairs /tmp/byline-reader/pairs.jsonl \\
+    HF_HUB_OFFLINE=1 .venv/bin/python -m bench.reader.train_reader --pairs /tmp/byline-reader/pairs.jsonl \\
         --out retrieval/reader_model
 
 General on purpose: it reads JSONL rows ``{"split", "question", "candidate", "label"}`` (any two
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-PROJECT = Path(__file__).resolve().parent.parent
+from bench.paths import PROJECT
 
 
 def load_pairs(path: Path) -> list[dict[str, object]]:

@@ -1,6 +1,6 @@
 """How far any mix of the pair measures Byline can compute offline goes toward the story target.
 
-    .venv/bin/python -m bench.story_ceiling [--cache DIR]
+    .venv/bin/python -m bench.quality.story_ceiling [--cache DIR]
 
 The target of issue 17 item 7 is pairwise precision >= 0.90 at recall >= 0.80 on "same event".
 The pair model (``retrieval.reading.story``) reaches 0.960 / 0.621 on the held-out final pairs. This
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.eval_story import BBC, FINAL_PAIRS, PAIRS, TARGET_PRECISION, open_library, read_pairs
+from bench.quality.eval_story import BBC, FINAL_PAIRS, PAIRS, TARGET_PRECISION, open_library, read_pairs
 from retrieval.features.digest import digest_items
 from retrieval.index.embedder import Embedder
 from retrieval.reading.entities import entity_spans

@@ -3,7 +3,7 @@
 Both are measured in the same run, interleaved (torch, ask, torch, ask, ...), so that a busy
 machine slows both alike; the report is the medians and their ratio (target: at most 2).
 
-    .venv/bin/python bench/bench_startup.py [--runs 7] [--data DIR]
+    .venv/bin/python bench/perf/bench_startup.py [--runs 7] [--data DIR]
 
 Without ``--data`` a data dir is built from ``seeds/`` in a temporary folder. One untimed ask
 first writes the cached query encoder (``~/.cache/byline``), as any first ask on a machine does.
@@ -20,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parent.parent
+# Run as a script (python bench/perf/bench_startup.py), so the path is worked out here.
+PROJECT = Path(__file__).resolve().parents[2]
 QUESTION = "what did Mourinho say about the referee?"
 TARGET = 2.0
 

@@ -1,6 +1,6 @@
 """Load test: the real slack-bolt HTTP app, signed requests over real HTTP, against the fake Slack.
 
-    .venv/bin/python bench/load_slack.py [--questions 200] [--users 50] [--seconds 10] [--rounds 2]
+    .venv/bin/python bench/load/load_slack.py [--questions 200] [--users 50] [--seconds 10] [--rounds 2]
 
 Mentions are matched to replies by ``thread_ts`` (the answer, or the ephemeral notice, is posted
 in the question's thread); slash commands by their response URL. Latency runs from the moment
@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlencode
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script from anywhere
 
-from bench.load_common import (  # noqa: E402
+from bench.load.load_common import (  # noqa: E402
     Delivery,
     LoadReport,
     Question,

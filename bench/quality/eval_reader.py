@@ -1,6 +1,6 @@
 """The reader's rows: rules only, reader only, and both, on the natural parts and SQuAD.
 
-    .venv/bin/python -m bench.eval_reader --data ../shared/data --library /tmp/byline-reader/bbc \\
+    .venv/bin/python -m bench.quality.eval_reader --data ../shared/data --library /tmp/byline-reader/bbc \\
         --parts dev test final --squad --latency 200
 
 - ``rules``: the hand rules alone (what ``BYLINE_READER=off``, the default, answers with);
@@ -9,9 +9,9 @@
 - ``both``: the reader and the rules.
 
 Natural parts: ``dev`` and ``test`` are the non-final files split by article as
-``bench/eval_natural.py`` splits them; ``final`` is every blind final part together. With
+``bench/quality/eval_natural.py`` splits them; ``final`` is every blind final part together. With
 ``--fold K --model DIR``, only the questions on fold K's articles are asked, read by the model
-trained without that fold (``bench/reader_pairs.py``: two article-grouped folds), so no figure
+trained without that fold (``bench/reader/reader_pairs.py``: two article-grouped folds), so no figure
 comes from a model that read questions about the article asked about. SQuAD is
 its test half (odd-numbered questions), articles Byline never saw. The latency is that of a
 warm ask over the first ``--latency`` dev questions at the BBC library.
@@ -28,15 +28,15 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.eval_natural import ANSWERABLE, KINDS, NATURAL_DIR, NaturalQuestion, load_natural, run_natural
-from bench.eval_squad import build_library, load_squad, run_squad
-from bench.reader_pairs import fold_of
+from bench.paths import PROJECT
+from bench.quality.eval_natural import ANSWERABLE, KINDS, NATURAL_DIR, NaturalQuestion, load_natural, run_natural
+from bench.quality.eval_squad import build_library, load_squad, run_squad
+from bench.reader.reader_pairs import fold_of
 from retrieval.answering import TUNING, Tuning, answer_question, checks
 from retrieval.answering.reader import READER_VARIABLE, use_model
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 
-PROJECT = Path(__file__).resolve().parent.parent
 SECTIONS = ("business", "entertainment", "politics", "tech")
 CONFIGS: dict[str, Tuning] = {
     "rules": replace(TUNING, disabled_checks=TUNING.disabled_checks | {checks.READER.name}),

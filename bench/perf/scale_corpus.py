@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.eval_natural import NATURAL_DIR, load_natural
+from bench.quality.eval_natural import NATURAL_DIR, load_natural
 from retrieval.index.embedder import DIMENSION, Embedder
 from retrieval.index.segment import build_passages
 from retrieval.reading.loader import iter_article_files, read_article_file

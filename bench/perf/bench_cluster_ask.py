@@ -1,6 +1,6 @@
 """Warm `ask` latency of the cluster backend against the embedded one, on one ~100k-passage library.
 
-    .venv/bin/python -m bench.bench_cluster_ask --cache /tmp/byline-cluster-bench --passages 100000
+    .venv/bin/python -m bench.perf.bench_cluster_ask --cache /tmp/byline-cluster-bench --passages 100000
 
 Both backends hold the same articles and answer the same questions in the same process, round
 after round, so the ratio cluster / embedded is not moved by the machine's load of the moment:
@@ -48,7 +48,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bench.eval_natural import NaturalQuestion, dev_questions
+from bench.quality.eval_natural import NaturalQuestion, dev_questions
 from retrieval.backend import STORE_FILE, Backend, SharedIndexes
 from retrieval.features.migrate import MigrationReport, copy_database
 from retrieval.index.embedder import Embedder

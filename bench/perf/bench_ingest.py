@@ -1,6 +1,6 @@
 """Ingest time: Byline against a plain LangChain-style script, on the same articles, in one run.
 
-    .venv/bin/python -m bench.bench_ingest ../shared/data/bbc-news [--sections ...]
+    .venv/bin/python -m bench.perf.bench_ingest ../shared/data/bbc-news [--sections ...]
 
 The script cuts each article into ~800-character chunks (``eval_natural.chunk_text``), embeds
 them with the same model and batch size, and adds them to a flat FAISS index: what a LangChain
@@ -22,7 +22,7 @@ import faiss
 import numpy as np
 
 import retrieval.library as library_module
-from bench.eval_natural import chunk_text
+from bench.quality.eval_natural import chunk_text
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 

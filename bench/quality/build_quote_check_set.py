@@ -2,7 +2,7 @@
 
 Run once, before the matcher (``retrieval/features/quote_check.py``) exists or is tuned::
 
-    python -m bench.build_quote_check_set ../shared/data/bbc-news
+    python -m bench.quality.build_quote_check_set ../shared/data/bbc-news
 
 Real items come from the quotes Byline's extraction finds in the article files (``extract_quotes``,
 read straight from the files, not from a library): a quote is used only when its speaker is a full
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.paths import DATA
 from retrieval.reading.entities import entity_spans
 from retrieval.reading.loader import read_article_file
 from retrieval.reading.people import strip_honorific
@@ -45,7 +46,7 @@ from retrieval.reading.quotes import FoundQuote, extract_quotes
 from retrieval.reading.text import paragraphs
 
 SECTIONS = ("business", "entertainment", "politics", "tech")
-OUT = Path(__file__).parent / "data" / "quote_check"
+OUT = DATA / "quote_check"
 FABRICATED = OUT / "fabricated.tsv"
 SEED = 35
 
@@ -510,7 +511,9 @@ def main(argv: list[str] | None = None) -> int:
         header = {
             "header": True,
             "built": when,
-            "by": "bench/build_quote_check_set.py (seed 35) from bbc-news business, entertainment, politics, tech",
+            "by": (
+                "bench/quality/build_quote_check_set.py (seed 35) from bbc-news business, entertainment, politics, tech"
+            ),
             "how": (
                 "real quotes from Byline's extraction of the article files, only where the speaker is a full "
                 "name written in the quote's paragraph or the one before; verbatim, partial, ellipsis and "

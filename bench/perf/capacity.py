@@ -1,6 +1,6 @@
 """Capacity model: what serving ``--articles`` articles at ``--qps`` questions/s takes.
 
-    .venv/bin/python -m bench.capacity --library /tmp/byline-eval/bbc --ivf /tmp/byline-ivf-cache/ivf-results.json
+    .venv/bin/python -m bench.perf.capacity --library /tmp/byline-eval/bbc --ivf /tmp/byline-ivf-cache/ivf-results.json
 
 Measured here, in small runs (about two minutes on 2 cores):
 
@@ -41,9 +41,10 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from bench.bench_core import sentence_texts
-from bench.eval_natural import dev_questions
-from bench.scale_corpus import SECTIONS, article_sentences
+from bench.paths import SHARED_DATA
+from bench.perf.bench_core import sentence_texts
+from bench.perf.scale_corpus import SECTIONS, article_sentences
+from bench.quality.eval_natural import dev_questions
 from retrieval.index.dense import DenseIndex, choose_cells
 from retrieval.index.embedder import DIMENSION
 from retrieval.library import Library
@@ -303,9 +304,7 @@ def check_scan_model(m: Measured, results: list[dict[str, object]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--bbc", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news"
-    )
+    parser.add_argument("--bbc", type=Path, default=SHARED_DATA / "bbc-news")
     parser.add_argument("--library", type=Path, default=Path("/tmp/byline-eval/bbc"), help="a built BBC library")
     parser.add_argument("--ivf", type=Path, default=Path("/tmp/byline-ivf-cache/ivf-results.json"))
     parser.add_argument("--questions", type=int, default=120)

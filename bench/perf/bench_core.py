@@ -1,6 +1,6 @@
 """Core benchmark: warm `ask` latency at ~100k passages, ingest throughput, memory per passage.
 
-    .venv/bin/python bench/bench_core.py --bbc ../shared/data/bbc-news --passages 100000
+    .venv/bin/python bench/perf/bench_core.py --bbc ../shared/data/bbc-news --passages 100000
 
 * Ingest throughput: a sample of BBC articles is ingested into a fresh data directory, and the
   raw ``SentenceTransformer.encode`` rate on exactly the sentences that ingest embeds is
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from retrieval.index.embedder import Embedder  # noqa: E402
 from retrieval.index.segment import build_passages  # noqa: E402
@@ -201,7 +201,7 @@ def measure_asks(scale_dir: Path, repeats: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "--bbc", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news"
+        "--bbc", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "data" / "bbc-news"
     )
     parser.add_argument("--passages", type=int, default=100_000)
     parser.add_argument("--ingest-sample", type=int, default=300)

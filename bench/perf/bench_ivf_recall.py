@@ -1,6 +1,6 @@
 """Recall@10 of the IVF index Byline builds, against exact search, on real sentence embeddings.
 
-    .venv/bin/python -m bench.bench_ivf_recall --cache /tmp/byline-ivf-cache
+    .venv/bin/python -m bench.perf.bench_ivf_recall --cache /tmp/byline-ivf-cache
 
 ``retrieval/index/dense.py`` switches from exact (Flat) search to IVF at 50k vectors, with
 ``4 * sqrt(n)`` cells and ``nprobe = max(8, min(cells // 12, 128))``. This bench builds that very index
@@ -9,7 +9,7 @@ inner-product search on the same vectors, the median latency of one query throug
 ``DenseIndex.search`` (Byline's search path: one FAISS thread), the build time (train + add,
 FAISS limited to 2 threads), and the smallest nprobe with recall@10 >= ``--target``.
 
-Vectors: see ``bench/scale_corpus.py``. Up to ``--real`` every vector is the embedding of real
+Vectors: see ``bench/perf/scale_corpus.py``. Up to ``--real`` every vector is the embedding of real
 BBC text (sentences, then two-sentence windows over articles with shuffled paragraphs); a size
 beyond that is completed with ``normalize(a + b)`` pairs of the same article and labelled
 "extended". A control at the first size (real sentences + pairs instead of real windows) shows
@@ -17,7 +17,7 @@ what the extension does to recall. Queries: ``--queries`` natural questions
 (``bench/data/natural``) embedded by the same model. The embeddings are cached under
 ``--cache``; a first run embeds for at most ``--embed-minutes`` (12: ~80k texts on 2 busy
 cores), a rerun with ``--embed-minutes 0`` reads them in seconds. Results also go to
-``ivf-results.json`` there, which ``bench/capacity.py`` reads.
+``ivf-results.json`` there, which ``bench/perf/capacity.py`` reads.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from bench.scale_corpus import EmbeddingCache, natural_queries, pair_means, real_pool, window_check
+from bench.paths import SHARED_DATA
+from bench.perf.scale_corpus import EmbeddingCache, natural_queries, pair_means, real_pool, window_check
 from retrieval.index.dense import DenseIndex
 
 K = 10
@@ -199,9 +200,7 @@ def report(result: SizeResult, target: float) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--bbc", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news"
-    )
+    parser.add_argument("--bbc", type=Path, default=SHARED_DATA / "bbc-news")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/byline-ivf-cache"))
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 500_000])
     parser.add_argument("--real", type=int, default=100_000, help="real embedded texts at most (the rest: pairs)")

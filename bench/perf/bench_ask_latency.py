@@ -1,6 +1,6 @@
 """Warm `ask` latency on a built library, over the natural questions, by kind.
 
-    .venv/bin/python -m bench.bench_ask_latency --library /tmp/byline-eval/bbc --rounds 3
+    .venv/bin/python -m bench.perf.bench_ask_latency --library /tmp/byline-eval/bbc --rounds 3
 
 Asks the first ``--questions`` dev questions of ``bench/data/natural`` ``--rounds`` times each from
 one warm process (model traced, indexes loaded) and prints p50 / p95 for speaker questions ("what
@@ -15,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from bench.eval_natural import dev_questions, open_warm_library
+from bench.quality.eval_natural import dev_questions, open_warm_library
 
 
 def main(argv: list[str] | None = None) -> int:

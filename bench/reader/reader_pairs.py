@@ -1,6 +1,6 @@
 """Labelled (question, candidate) pairs for the reader, built from the blind training questions.
 
-    .venv/bin/python -m bench.reader_pairs --data ../shared/data --library /tmp/byline-reader/bbc \\
+    .venv/bin/python -m bench.reader.reader_pairs --data ../shared/data --library /tmp/byline-reader/bbc \\
         --out /tmp/byline-reader/pairs.jsonl
 
 The questions are ``bench/data/reader/written_*.jsonl`` (issue 34): each names its article and
@@ -46,14 +46,13 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.paths import DATA, PROJECT
 from retrieval.answering.reader_input import candidate_text, neighbours
 from retrieval.library import Library
 from retrieval.models import Sentence
 from retrieval.ranking import TUNING, _rank_passages, _score_sentences
 from retrieval.reading.text import search_tokens, without_accents
 
-PROJECT = Path(__file__).resolve().parent.parent
-DATA = PROJECT / "bench" / "data"
 SECTIONS = ("business", "entertainment", "politics", "tech")  # never sport: Byline is measured there
 _ARTICLE = re.compile(r"(?:business|entertainment|politics|tech)/\d{3}\.txt")
 DEV_SHARE = 0.15
@@ -287,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         header = {
             "header": (
                 f"reader pairs from {len(written)} written questions (bench/data/reader), made by "
-                "bench/reader_pairs.py; candidates from Byline's own retrieval, labelled from the verbatim "
+                "bench/reader/reader_pairs.py; candidates from Byline's own retrieval, labelled from the verbatim "
                 f"answer spans; the {len(natural)} articles of natural/*.tsv are split into fold0/fold1 by a hash "
                 f"of the path (the reader is trained without each fold in turn); {len(heldout)} articles of "
                 "speaker_questions* and quote_timeline are 'heldout' (never trained on); dev is ~15% of the other "

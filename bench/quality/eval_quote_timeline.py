@@ -1,6 +1,6 @@
 """The speaker timeline's recall and precision on the labelled BBC pairs (issue 35, part 2).
 
-    python -m bench.eval_quote_timeline ../shared/data/bbc-news [--library /tmp/byline-bbc]
+    python -m bench.quality.eval_quote_timeline ../shared/data/bbc-news [--library /tmp/byline-bbc]
         [--fit] [--misses] [--labels bench/data/quote_timeline_blind]
 
 For each (speaker, topic) of ``bench/data/quote_timeline/*.jsonl`` the timeline is asked as a
@@ -27,11 +27,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from bench.paths import DATA
 from retrieval.features.quote_timeline import speaker_timeline
 from retrieval.features.quote_topics import RULE, TopicMatcher, TopicRule
 from retrieval.library import Library
 
-LABELS = Path(__file__).resolve().parent / "data" / "quote_timeline"
+LABELS = DATA / "quote_timeline"
 DEFAULT_LIBRARY = Path("/tmp/byline-bbc-quote-timeline")
 
 

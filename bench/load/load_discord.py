@@ -1,6 +1,6 @@
 """Load test: the real discord.py client over a real gateway websocket and REST, against the fake.
 
-    .venv/bin/python bench/load_discord.py [--questions 200] [--users 50] [--seconds 10] [--rounds 2]
+    .venv/bin/python bench/load/load_discord.py [--questions 200] [--users 50] [--seconds 10] [--rounds 2]
 
 Mentions (MESSAGE_CREATE) are matched to replies by ``message_reference``; ``/ask`` interactions
 by their token (followups go to ``/webhooks/{app}/{token}``; a place-in-line notice edits the
@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script from anywhere
 
-from bench.load_common import (  # noqa: E402
+from bench.load.load_common import (  # noqa: E402
     IN_LINE,
     Delivery,
     LoadReport,

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.eval_common import DenseBaseline, Tally, fit_threshold, in_half, ranked_articles, verbatim_spans
+from bench.quality.eval_common import DenseBaseline, Tally, fit_threshold, in_half, ranked_articles, verbatim_spans
 from retrieval.answering import TUNING, Tuning, answer_question
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library

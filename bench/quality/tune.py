@@ -1,6 +1,6 @@
 """Fit ranking weights and abstention thresholds on the fit half (even question positions).
 
-    .venv/bin/python -m bench.tune --data ../shared/data --cache /tmp/byline-eval
+    .venv/bin/python -m bench.quality.tune --data ../shared/data --cache /tmp/byline-eval
 
 Runs the real pipeline once per candidate ``Tuning`` over the fit half of SQuAD and the
 out-of-corpus questions, with query embeddings cached so that each candidate costs only the
@@ -21,13 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from bench.eval_common import ratio
-from bench.eval_squad import build_library, load_ooc, load_squad, run_ooc, run_squad
+from bench.paths import DATA, SHARED_DATA
+from bench.quality.eval_common import ratio
+from bench.quality.eval_squad import build_library, load_ooc, load_squad, run_ooc, run_squad
 from retrieval.answering import TUNING
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
-
-HERE = Path(__file__).resolve().parent
 
 
 class CachingEmbedder(Embedder):
@@ -45,7 +44,7 @@ class CachingEmbedder(Embedder):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/byline-eval"))
     parser.add_argument("--grid", default="bm25_weight=0.25;lexical_weight=0.25")
     parser.add_argument(
@@ -53,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         nargs="+",
         default=[
-            HERE / "data" / f"out_of_corpus{suffix}.txt"
+            DATA / f"out_of_corpus{suffix}.txt"
             for suffix in ["", "_heldout", "_blind2", "_blind3", "_blind4", "_blind5"]
         ],
         help="out-of-corpus question files to fit on (default: all but the report set, blind-6)",

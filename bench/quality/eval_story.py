@@ -1,6 +1,6 @@
 """Pairwise precision and recall of "same story" on the labelled BBC News article pairs.
 
-    .venv/bin/python -m bench.eval_story [--cache DIR] [--pairs FILE ... | --final] [--fit] [--errors] [--speed]
+    .venv/bin/python -m bench.quality.eval_story [--cache DIR] [--pairs FILE ... | --final] [--fit] [--errors] [--speed]
 
 The pairs (``bench/data/story_pairs/part*.tsv``: article_a, article_b, label, note; paths under
 ``../shared/data/bbc-news/``) were labelled blind, before any tuning: ``same_event`` (one event:
@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.paths import PROJECT
 from retrieval.features.digest import cluster, digest_items
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library, content_hash
@@ -60,7 +61,7 @@ from retrieval.reading.story import (
     group_stories,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT
 BBC = (ROOT / ".." / "shared" / "data" / "bbc-news").resolve()
 PAIRS = sorted((ROOT / "bench" / "data" / "story_pairs").glob("part*.tsv"))
 # The held-out set: labelled blind after the model was fitted, scored once (``--final``).

@@ -1,6 +1,6 @@
 """How far any mix of the signals Byline computes goes toward issue 13's abstention targets.
 
-    .venv/bin/python -m bench.abstain_ceiling [--cache DIR] [--workers N]
+    .venv/bin/python -m bench.quality.abstain_ceiling [--cache DIR] [--workers N]
 
 Issue 13 asks for abstention on questions the library cannot answer (>= 0.95), on details it
 lacks (>= 0.80), with at most 0.10 of the answerable questions refused. The named checks of
@@ -43,8 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from bench.eval_natural import NATURAL_DIR, NaturalQuestion, judge, load_natural, open_warm_library
-from bench.eval_squad import load_ooc
+from bench.paths import DATA
+from bench.quality.eval_natural import NATURAL_DIR, NaturalQuestion, judge, load_natural, open_warm_library
+from bench.quality.eval_squad import load_ooc
 from retrieval.answering import answer_question, checks
 from retrieval.answering.names import MissingTerms, question_name_tokens
 from retrieval.answering.question import parse
@@ -53,7 +54,7 @@ from retrieval.models import Answer
 from retrieval.ranking import TUNING, _rank_passages, _score_sentences
 from retrieval.reading.text import search_tokens
 
-OOC_DIR = Path(__file__).resolve().parent / "data"
+OOC_DIR = DATA
 # The checks whose verdicts vary on these questions (the others refuse only an empty library,
 # or refuse at most one natural question: ``bench.eval --checks``).
 VOTING = (
