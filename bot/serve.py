@@ -31,10 +31,12 @@ from typing import NoReturn
 from bot.commands.ingest import register_ingest
 from bot.health import HEALTH, Health
 from bot.jobs.feed_poller import start_background
+from bot.jobs.gaps_digest import add_gaps_digest
 from bot.jobs.ingest_queue import queue_for
 from bot.platforms import Platform, configured
 from bot.service import Service
 from bot.settings import Settings
+from bot.state.gaps import GapStore
 from bot.state.leader import Leadership, leader_lock
 from retrieval.errors import BylineError
 from retrieval.library import Library
@@ -235,14 +237,12 @@ def serve(service: Service, settings: Settings, health: Health = HEALTH) -> int:
     service.ingest_queue = queue_for(settings)
     register_ingest(service, settings.fetcher(), service.ingest_queue)
     if settings.redis_url:
+        # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
         from bot.state.shared import shared_limiter
 
         # Buckets shared by every worker: a user's burst is theirs, not theirs per worker.
         service.rate_limiter = shared_limiter(settings)
     if service.scheduler is not None and settings.gaps_digest_channel:
-        from bot.jobs.gaps_digest import add_gaps_digest
-        from bot.state.gaps import GapStore
-
         embed = service.library.embedder.encode
         gaps = GapStore(service.state)
         add_gaps_digest(service.scheduler, gaps, embed, settings.gaps_digest_channel, settings.gaps_digest_schedule)

@@ -171,6 +171,7 @@ class SharedIndexes:
     shared = True
 
     def __init__(self, store: Store, dense: VectorIndex, sparse: KeywordIndex) -> None:
+        # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
         from retrieval.storage.postgres import PostgresEngine, ServerLock
 
         if not isinstance(store.engine, PostgresEngine):

@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if str(PROJECT) not in sys.path:
         sys.path.insert(0, str(PROJECT))
+    # the checkout's bench/, which is not in the wheel: only `byline eval` needs it.
     from bench.eval import main
 
     return main(list(args.eval_args))

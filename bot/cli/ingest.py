@@ -21,6 +21,7 @@ from bot.jobs.ingest_queue import IngestQueue, queue_for, read_drafts
 from bot.output import plural
 from bot.settings import Settings
 from retrieval.ingest.fetch import Fetcher
+from retrieval.ingest.web import ingest_urls
 from retrieval.library import IngestReport, Library
 from retrieval.reading.loader import iter_article_files, not_an_article_file, skip_message
 
@@ -48,8 +49,6 @@ def ingest_here(settings: Settings, paths: list[Path], urls: list[str]) -> Inges
     report = IngestReport()
     try:
         if urls:
-            from retrieval.ingest.web import ingest_urls
-
             merge(report, ingest_urls(library, urls, Fetcher.from_env(os.environ)))
         if paths:
             total = sum(1 for _ in iter_article_files(paths))
@@ -121,6 +120,7 @@ class Progress:
         self.done = 0
         self.bar = None
         if stream.isatty() and total >= BAR_FROM_FILES:
+            # start-up: only this path needs it.
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, unit="article", file=stream)

@@ -116,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _open(settings: Settings, with_seeds: bool) -> Service:
+    # start-up: loaded when this runs, not whenever the CLI or the registry starts.
     from bot.app import open_service
 
     service = open_service(
@@ -174,6 +175,7 @@ def _dispatch(command: str, args: argparse.Namespace, settings: Settings) -> int
         if command == "chat":
             chat(service)
             return 0
+        # start-up: loaded when this runs, not whenever the CLI or the registry starts.
         from bot.serve import serve
 
         return serve(service, settings)

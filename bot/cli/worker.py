@@ -81,6 +81,7 @@ class RunningWorker:
 def start_worker(settings: Settings, threads: int = 1, embedder: Embedder | None = None) -> RunningWorker:
     """Open the library (once, for every job) and start taking jobs; the settings must pass
     ``missing_setting``."""
+    # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
     from bot.jobs.ingest_queue import WORKER_NAME, IngestQueue, JobRunner
 
     library = Library.open(settings.data_dir, embedder, settings.storage())

@@ -136,10 +136,12 @@ def merge(into: IngestReport, other: IngestReport) -> None:
 
 def lost_connection(error: BaseException) -> bool:
     """Whether ``error`` is a server that went away (worth retrying later), not a bad job."""
+    # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
     import psycopg
     import redis
     from qdrant_client.http.exceptions import ResponseHandlingException
 
+    # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
     from retrieval.errors import QdrantUnavailable
     from retrieval.storage.postgres import DatabaseUnavailable
 

@@ -16,6 +16,8 @@ ingest", and the progress keeps ``byline ingest``'s bar moving. What is retried 
 
 from __future__ import annotations
 
+# dramatiq and redis are imported inside the functions that use them: they come with the cluster
+# extra, which a one-machine install does not have.
 import json
 import logging
 import os
@@ -41,8 +43,10 @@ from bot.jobs.ingest import (
 )
 from bot.state.redis_client import describe
 from retrieval.errors import BylineError, UnreadableArticle
+from retrieval.ingest.web import INGEST_LOCK, ingest_urls
 from retrieval.library import IngestReport
 from retrieval.models import ArticleDraft
+from retrieval.reading.dedup import NearDuplicates, merge_near_duplicates
 from retrieval.reading.loader import iter_article_files, not_an_article_file, read_article_file
 
 if TYPE_CHECKING:
@@ -267,13 +271,9 @@ class JobRunner:
         if job.drafts:
             self._store(job.drafts, report, progress)
         if job.urls:
-            from retrieval.ingest.web import ingest_urls
-
             merge(report, ingest_urls(self.library, job.urls, self.fetcher))
 
     def _store(self, drafts: list[ArticleDraft], report: IngestReport, progress: Progress) -> None:
-        from retrieval.ingest.web import INGEST_LOCK
-        from retrieval.reading.dedup import NearDuplicates, merge_near_duplicates
 
         # As ``Library.ingest`` does for files: near-duplicates are reported, not stored. Checked
         # under the cluster's writer lock, so that jobs on two workers see each other's articles.

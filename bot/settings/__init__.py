@@ -48,6 +48,7 @@ def load_environment(env_file: Path | None = None) -> None:
     if "\0" in text:
         line = text[: text.index("\0")].count("\n") + 1
         raise SettingsError(f"{path} line {line} holds a NUL byte, which no setting can hold; delete it.")
+    # start-up: only this path needs it.
     from dotenv import load_dotenv
 
     load_dotenv(stream=io.StringIO(text), override=False)
@@ -75,6 +76,7 @@ def _list(value: str) -> frozenset[str]:
 
 
 def _password(url: str) -> str:
+    # only for URL settings.
     from urllib.parse import urlsplit
 
     try:
@@ -199,6 +201,7 @@ class Settings:
 
     def fetcher(self) -> Fetcher:
         """The fetch policy these settings describe (allowlist, timeouts)."""
+        # start-up: the settings are read before the core is needed.
         from retrieval.ingest.fetch import Fetcher
         from retrieval.ingest.netguard import Allowlist
 
@@ -209,6 +212,7 @@ class Settings:
     def storage(self) -> Backend:
         """Where the library and the bot's state live (``retrieval.backend``): the data directory,
         or the cluster's PostgreSQL and Qdrant."""
+        # start-up: the settings are read before the core is needed.
         from retrieval.backend import Backend
 
         return Backend(

@@ -71,6 +71,7 @@ def _whole(value: str, minimum: int) -> int:
 
 
 def _url(value: str, schemes: tuple[str, ...]) -> str:
+    # only for URL settings.
     from urllib.parse import urlsplit
 
     parts = urlsplit(value)
@@ -338,6 +339,7 @@ class EnvSettings(BaseSettings):
     @field_validator("token_key", mode="after")
     @classmethod
     def _token_key(cls, value: str) -> str:
+        # start-up: cryptography loads only when a token key is set.
         from bot.token_crypto import key_problem
 
         keys = ",".join(part.strip() for part in value.split(","))
@@ -415,6 +417,7 @@ class EnvSettings(BaseSettings):
         installer's browser back to this server) and a key for the tokens it stores."""
         if not (self.slack_client_id or self.slack_client_secret):
             return self
+        # start-up: cryptography loads only when a token key is set.
         from bot.token_crypto import MAKE_A_KEY
 
         missing = "SLACK_CLIENT_SECRET" if self.slack_client_id else "SLACK_CLIENT_ID"

@@ -29,6 +29,7 @@ RETRY_AFTER_S = 5.0
 
 def redis_client(url: str) -> redis.Redis:
     """A thread-safe client (a connection pool) for ``url``: ``redis://``, ``rediss://`` or ``unix://``."""
+    # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
     import redis
     from redis.backoff import NoBackoff
     from redis.retry import Retry

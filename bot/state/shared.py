@@ -29,6 +29,7 @@ class SharedStateUnavailable(BylineError):
 def connect(url: str) -> redis.Redis:
     """A client for ``url`` that has answered a PING; ``SharedStateUnavailable`` otherwise."""
     try:
+        # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
         import redis
 
         from bot.state.redis_client import describe, redis_client
@@ -52,6 +53,7 @@ def shared_dedupe(settings: Settings) -> EventDedupe:
     """Slack event ids seen: in Redis when ``settings.redis_url`` is set, else in this process."""
     if not settings.redis_url:
         return RecentIds()
+    # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
     from bot.state.redis_dedupe import RedisEventDedupe
 
     return RedisEventDedupe(connect(settings.redis_url))
@@ -61,6 +63,7 @@ def shared_limiter(settings: Settings) -> Limiter:
     """Rate-limit buckets: in Redis when ``settings.redis_url`` is set, else in this process."""
     if not settings.redis_url:
         return RateLimiter(settings.limits)
+    # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
     from bot.state.redis_limits import RedisRateLimiter
 
     return RedisRateLimiter(connect(settings.redis_url), settings.limits)

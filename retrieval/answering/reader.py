@@ -67,6 +67,7 @@ class Reader:
     def __init__(self, folder: Path = MODEL_DIR) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        # imported when first used: the model libraries take seconds to import.
         import torch
         from sentence_transformers import CrossEncoder
 

@@ -15,11 +15,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from retrieval.backend import STORE_FILE, Backend
+from retrieval.backend import STORE_FILE, Backend, SharedIndexes
 from retrieval.errors import BylineError
 from retrieval.storage.database import Database
 from retrieval.storage.postgres import PostgresEngine
 from retrieval.storage.sqlite import SqliteEngine
+from retrieval.storage.store import Store
 
 # Rows per INSERT batch while copying.
 _COPY_BATCH = 2000
@@ -121,8 +122,6 @@ def _verify_counts(source: Database, target: Database, tables: list[str]) -> Non
 def migrate_library(data_dir: Path, backend: Backend) -> MigrationReport:
     """Copy the embedded library in ``data_dir`` into the cluster ``backend``: the store into
     PostgreSQL, then its vectors and passages into Qdrant, verified by counts."""
-    from retrieval.backend import SharedIndexes
-    from retrieval.storage.store import Store
 
     if not backend.is_cluster:
         raise MigrationError("migrate copies an embedded library to the cluster backend: use --to cluster")

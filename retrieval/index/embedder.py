@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+# torch, transformers and sentence-transformers are imported inside the functions that use them:
+# they take seconds to import, and a process that never embeds (``byline --help``) should not wait.
 import hashlib
 import json
 import logging

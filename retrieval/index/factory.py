@@ -68,6 +68,7 @@ def _faiss(data_dir: Path, environ: Mapping[str, str]) -> VectorIndex:
 
 def _qdrant(data_dir: Path, environ: Mapping[str, str]) -> VectorIndex:
     try:
+        # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
         from retrieval.index.qdrant import QdrantIndex
     except ImportError:
         raise UnknownBackend(
@@ -83,6 +84,7 @@ def _qdrant(data_dir: Path, environ: Mapping[str, str]) -> VectorIndex:
 def _edge_module():  # type: ignore[no-untyped-def]
     """``qdrant_edge.py``, imported only when named: qdrant-edge-py is a test dependency."""
     try:
+        # the engine module loads only when it is named (its package may be missing).
         from retrieval.index import qdrant_edge
     except ImportError:
         raise UnknownBackend(
@@ -135,6 +137,7 @@ def _bm25(data_dir: Path, environ: Mapping[str, str]) -> KeywordIndex:
 
 def _qdrant_keywords(data_dir: Path, environ: Mapping[str, str]) -> KeywordIndex:
     try:
+        # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
         from retrieval.index.qdrant_keywords import QdrantKeywordIndex
     except ImportError:
         raise UnknownBackend(
@@ -213,6 +216,7 @@ def open_shared_indexes(location: str, api_key: str | None) -> tuple[VectorIndex
     folder (local mode: one folder per collection, as its client locks its folder), ``:memory:``
     (nothing kept) or ``:memory:NAME`` (shared by every library of this process that names it:
     what tests of several workers in one process need). ``ImportError`` without qdrant-client."""
+    # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
     from retrieval.index.qdrant import QdrantIndex
     from retrieval.index.qdrant_keywords import QdrantKeywordIndex
 

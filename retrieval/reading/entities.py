@@ -80,6 +80,7 @@ def _model() -> Any | None:
     """The NER pipeline alone (no tagger or parser: only names are needed), or None when the
     package is missing, so that a broken install degrades to the rules instead of failing."""
     try:
+        # imported when first used: the model libraries take seconds to import.
         import spacy
     except ImportError:
         return None

@@ -54,6 +54,7 @@ class Connection(Protocol):
 
 def _database_errors() -> tuple[type[Exception], ...]:
     try:
+        # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
         import psycopg
     except ImportError:  # the cluster extra is not installed: only SQLite can be used
         return (sqlite3.Error, DatabaseUnavailable)

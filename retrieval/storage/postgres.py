@@ -292,6 +292,7 @@ class PostgresEngine:
         for a long time, TCP keepalives so that the server notices a vanished holder within
         about 25 s and frees its locks (the leader's, ``bot/state/leader.py``)."""
         try:
+            # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
             import psycopg
         except ImportError:
             raise DatabaseUnavailable(

@@ -35,6 +35,7 @@ class DiscordPlatform(PlatformBase):
         return settings.discord_enabled
 
     def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
+        # start-up: loaded when this runs, not whenever the CLI or the registry starts.
         from bot.platforms.discord.app import configure_endpoints, make_client, run_client
 
         # A bad shard pair (BYLINE_DISCORD_SHARD_IDS/_COUNT) is refused here, before any thread starts.
@@ -63,6 +64,7 @@ class DiscordPlatform(PlatformBase):
         poster.post(channel_id, reply)
 
     def render(self, reply: Reply) -> Sequence[object]:
+        # start-up: loaded when this runs, not whenever the CLI or the registry starts.
         from bot.platforms.discord.render import render
 
         return render(reply)

@@ -35,6 +35,7 @@ from bot.platforms.discord.views import (
     NO_MENTIONS,
     SORRY,
     discord_roles,
+    tell_user,
     thread_parent,
     view_for,
 )
@@ -160,8 +161,6 @@ class BylineClient(commands.Bot):
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         log.error("Slash command failed", exc_info=error)
-        from bot.platforms.discord.views import tell_user
-
         await tell_user(interaction, SORRY)
 
     # -- messages: mentions, DMs, replies to Byline, Byline's threads ------------------------

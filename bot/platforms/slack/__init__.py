@@ -33,6 +33,8 @@ class SlackPlatform(PlatformBase):
         return settings.slack_enabled
 
     def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
+        # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
+        # start-up: loaded when this runs, not whenever the CLI or the registry starts.
         from bot.platforms.slack.app import SlackAdapter, check_settings
         from bot.state.shared import shared_dedupe
 
@@ -73,6 +75,7 @@ class SlackPlatform(PlatformBase):
         self.adapter.poster.post(channel_id, reply)
 
     def render(self, reply: Reply) -> Sequence[object]:
+        # start-up: loaded when this runs, not whenever the CLI or the registry starts.
         from bot.platforms.slack.render import render
 
         return render(reply)

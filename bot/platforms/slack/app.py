@@ -44,6 +44,7 @@ from bot.delivery import DeliveryError
 from bot.http_server import serve_in_thread
 from bot.limits import handler_threads, place_in_line
 from bot.logs import without_credentials
+from bot.platforms.slack import SlackPlatform
 from bot.platforms.slack.http_guard import SlackHttpGuard
 from bot.platforms.slack.oauth import NOT_INSTALLED, SlackOAuth, Workspace, current_workspace, note_revocations, serving
 from bot.platforms.slack.post import post_message
@@ -572,8 +573,6 @@ def register_poster(service: Service, poster: SlackPoster) -> None:
 def run(service: Service, settings: Settings, stop: threading.Event) -> None:
     """Runs the Slack adapter on the configured transport until ``stop`` is set (``serve`` starts
     and stops it through ``bot.platforms.slack``, which this only wraps)."""
-    from bot.platforms.slack import SlackPlatform
-
     platform = SlackPlatform()
     platform.start(service, settings, stop)
     try:

@@ -30,6 +30,7 @@ class TerminalPlatform(PlatformBase):
         return sys.stdin.isatty()
 
     def start(self, service: Service, settings: Settings, stop: threading.Event) -> None:
+        # start-up: loaded when this runs, not whenever the CLI or the registry starts.
         from bot.platforms.terminal.chat import chat
 
         log.info("No SLACK_BOT_TOKEN or DISCORD_TOKEN set: starting the terminal chat.")
@@ -42,6 +43,7 @@ class TerminalPlatform(PlatformBase):
             print(f"\n{text}\n", file=sys.stdout, flush=True)
 
     def render(self, reply: Reply) -> Sequence[object]:
+        # start-up: loaded when this runs, not whenever the CLI or the registry starts.
         from bot.platforms.terminal.chat import render
 
         return [render(reply)]
