@@ -40,7 +40,7 @@ from retrieval.index.embedder import Embedder
 from retrieval.library import IngestReport, Library
 from retrieval.reading.loader import read_article_file
 from retrieval.storage.store import Store
-from tests.conftest import BBC, SEEDS
+from tests.conftest import BBC, SEEDS, needs_bbc
 from tests.fakes.feed_server import FeedServer, article_html
 from tests.fakes.redis_server import redis_server, redis_url  # noqa: F401
 
@@ -81,6 +81,7 @@ def bot(settings: Settings, embedder: Embedder, tmp_path: Path) -> Iterator[Libr
     library.close()
 
 
+@needs_bbc
 def test_byline_ingest_is_embedded_by_a_worker_and_the_bot_answers(
     settings: Settings,
     worker: RunningWorker,
@@ -116,6 +117,7 @@ def test_byline_ingest_is_embedded_by_a_worker_and_the_bot_answers(
     assert "0 added, 2 already stored;" in capsys.readouterr().out
 
 
+@needs_bbc
 def test_a_bad_file_is_skipped_with_its_reason_and_a_bad_job_is_never_retried(
     settings: Settings,
     worker: RunningWorker,
@@ -148,6 +150,7 @@ def test_a_bad_file_is_skipped_with_its_reason_and_a_bad_job_is_never_retried(
     client.close()
 
 
+@needs_bbc
 def test_without_a_worker_byline_ingest_says_so_and_the_job_waits_for_one(
     settings: Settings,
     embedder: Embedder,
@@ -185,6 +188,7 @@ def test_without_a_worker_byline_ingest_says_so_and_the_job_waits_for_one(
         running.stop()
 
 
+@needs_bbc
 def test_chat_ingest_hands_pages_and_uploads_to_a_worker_and_answers_at_once(
     settings: Settings, worker: RunningWorker, bot: Library, server: FeedServer
 ) -> None:
@@ -209,6 +213,7 @@ def test_chat_ingest_hands_pages_and_uploads_to_a_worker_and_answers_at_once(
         service.state.close()
 
 
+@needs_bbc
 def test_chat_ingest_without_a_worker_says_so(
     settings: Settings, bot: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -276,6 +281,7 @@ def test_byline_worker_without_the_cluster_settings_exits_2_saying_what_to_set(
     assert capsys.readouterr().err == line
 
 
+@needs_bbc
 def test_byline_worker_finishes_the_job_in_hand_on_sigterm(settings: Settings, embedder: Embedder) -> None:
     # ``byline worker``'s own loop in this (main) thread, and a real SIGTERM to this process
     # once the job has started: the worker must finish it, reply, and return 0.

@@ -24,7 +24,7 @@ from retrieval.library import Library
 from retrieval.models import Answer
 from retrieval.storage.postgres import DatabaseUnavailable, Table, redacted, translate
 from retrieval.storage.store import Store
-from tests.conftest import BBC, SEEDS
+from tests.conftest import BBC, SEEDS, needs_bbc
 
 # The blind questions of one natural part, and the articles they were written about.
 QUESTION_FILES = ("final5_business.tsv", "final5_politics.tsv")
@@ -95,6 +95,7 @@ def test_a_worker_that_died_mid_write_is_reconciled_by_the_next_one(
         second.close()
 
 
+@needs_bbc
 def test_workers_share_one_library_and_see_each_others_articles(
     tmp_path: Path, embedder: Embedder, postgres_url: str
 ) -> None:
@@ -117,6 +118,7 @@ def test_workers_share_one_library_and_see_each_others_articles(
         ingester.close()
 
 
+@needs_bbc
 def test_migrate_to_cluster_copies_the_library_and_the_state_and_answers_the_same(
     tmp_path: Path,
     embedder: Embedder,
