@@ -136,8 +136,10 @@ def test_each_process_answers_only_its_own_shards_guilds(
         assert len(fake.find("POST", f"/channels/{channel}/messages")) == 1
         assert "Mourinho" in answers[0]["embeds"][0]["description"]
         assert answers[0]["guild_id"] == str(fake.guild_of(channel))
-        # The process that posted the answer remembers it as a conversation; the other never saw it.
-        assert int(answers[0]["id"]) in owner.client.conversations
+        # The process that posted the answer remembers it as a conversation (just after the post
+        # returns, so it is waited for); the other never saw it.
+        answer_id, remembered = int(answers[0]["id"]), owner.client.conversations
+        fake.wait_for(lambda: answer_id in remembered, 10, "the answer remembered")  # noqa: B023 - waited for here
         assert int(answers[0]["id"]) not in other.client.conversations
 
     # A slash command in shard 0's guild reaches (and is answered by) shard 0's process alone.

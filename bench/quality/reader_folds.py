@@ -1,7 +1,7 @@
 """Whether the reader helps the hand rules, measured fold-honestly: each natural question is read
 by the model trained without its article's fold (``bench/reader/reader_pairs.py``'s two folds).
 
-    .venv/bin/python -m bench.reader.fold_policies --models /tmp/r2/model_f0 /tmp/r2/model_f1 \\
+    .venv/bin/python -m bench.quality.reader_folds --models /tmp/r2/model_f0 /tmp/r2/model_f1 \\
         --library /tmp/byline-reader/bbc --out /tmp/r2/rows.json
 
 For every question of the dev, test and final parts it answers twice through the real pipeline:
