@@ -33,9 +33,8 @@ SHARED_DATA = PROJECT.parent / "shared" / "data"
 BBC = SHARED_DATA / "bbc-news"
 # For tests written about particular BBC articles: a user's machine has no ../shared/data, and
 # there they are skipped with this reason rather than failing.
-needs_bbc = pytest.mark.skipif(
-    not BBC.is_dir(), reason=f"needs the BBC articles at {BBC} (../shared/data), which a user's machine does not have"
-)
+NO_BBC = f"needs the BBC articles at {BBC} (../shared/data), which a user's machine does not have"
+needs_bbc = pytest.mark.skipif(not BBC.is_dir(), reason=NO_BBC)
 SEED_FILE = next(SEEDS.glob("*.txt"))
 
 
@@ -49,7 +48,7 @@ def bbc_library(directory: Path, embedder: Embedder, names: list[str]) -> Iterat
     """A library of the named BBC articles ("business/260"), each stored as its own article."""
     paths = [BBC / f"{name}.txt" for name in names]
     if not all(path.is_file() for path in paths):
-        pytest.skip(f"needs the BBC articles at {BBC} (../shared/data), which a user's machine does not have")
+        pytest.skip(NO_BBC)
     library = Library.open(directory / "data", embedder)
     try:
         report = library.ingest(paths)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -71,14 +72,24 @@ def _qdrant(data_dir: Path, environ: Mapping[str, str]) -> VectorIndex:
         # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
         from retrieval.index.qdrant import QdrantIndex
     except ImportError:
-        raise UnknownBackend(
-            f"{BACKEND_VARIABLE}=qdrant needs qdrant-client, which is not installed: "
-            "run `pip install -e '.[cluster]'`, or unset it to use the embedded FAISS index."
-        ) from None
+        raise _no_qdrant_client(BACKEND_VARIABLE, "FAISS") from None
+    return QdrantIndex.open(**_qdrant_place(data_dir, environ, QDRANT_FOLDER))
+
+
+def _no_qdrant_client(variable: str, embedded: str) -> UnknownBackend:
+    return UnknownBackend(
+        f"{variable}=qdrant needs qdrant-client, which is not installed: "
+        f"run `pip install -e '.[cluster]'`, or unset it to use the embedded {embedded} index."
+    )
+
+
+def _qdrant_place(data_dir: Path, environ: Mapping[str, str], folder: str) -> dict[str, Any]:
+    """Where a Qdrant index opens: on the server at ``BYLINE_QDRANT_URL`` when that is set, else
+    in local mode in ``folder`` of the data directory."""
     url = environ.get(QDRANT_URL_VARIABLE, "").strip()
     if url:
-        return QdrantIndex.open(url=url, api_key=environ.get(QDRANT_API_KEY_VARIABLE) or None)
-    return QdrantIndex.open(path=data_dir / QDRANT_FOLDER)
+        return {"url": url, "api_key": environ.get(QDRANT_API_KEY_VARIABLE) or None}
+    return {"path": data_dir / folder}
 
 
 def _edge_module():  # type: ignore[no-untyped-def]
@@ -140,14 +151,8 @@ def _qdrant_keywords(data_dir: Path, environ: Mapping[str, str]) -> KeywordIndex
         # imported only where it is used: the cluster extra (PostgreSQL, Redis, Qdrant) is optional.
         from retrieval.index.qdrant_keywords import QdrantKeywordIndex
     except ImportError:
-        raise UnknownBackend(
-            f"{KEYWORD_BACKEND_VARIABLE}=qdrant needs qdrant-client, which is not installed: "
-            "run `pip install -e '.[cluster]'`, or unset it to use the embedded BM25 index."
-        ) from None
-    url = environ.get(QDRANT_URL_VARIABLE, "").strip()
-    if url:
-        return QdrantKeywordIndex.open(url=url, api_key=environ.get(QDRANT_API_KEY_VARIABLE) or None)
-    return QdrantKeywordIndex.open(path=data_dir / QDRANT_KEYWORD_FOLDER)
+        raise _no_qdrant_client(KEYWORD_BACKEND_VARIABLE, "BM25") from None
+    return QdrantKeywordIndex.open(**_qdrant_place(data_dir, environ, QDRANT_KEYWORD_FOLDER))
 
 
 def _qdrant_edge_keywords(data_dir: Path, environ: Mapping[str, str]) -> KeywordIndex:
