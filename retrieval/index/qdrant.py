@@ -10,6 +10,7 @@ dependency: ``pip install -e '.[cluster]'``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -59,6 +60,21 @@ def open_client(
     return client, f"the Qdrant server at {redacted(url)}"
 
 
+def ensure_or_close(client: QdrantClient, where: str, url: str | None, ensure: Callable[[], None]) -> None:
+    """Run ``ensure`` (create the collections that are missing); if Qdrant cannot be reached or
+    refuses, close the client and raise ``QdrantUnavailable`` saying where and what to do."""
+    try:
+        ensure()
+    except (ApiException, OSError) as error:
+        client.close()
+        raise QdrantUnavailable(
+            f"Could not reach {where} ({_no_url(error, url)}): start the server, or correct BYLINE_QDRANT_URL."
+        ) from None
+    except QdrantUnavailable:
+        client.close()
+        raise
+
+
 def _no_url(error: BaseException, url: str | None) -> str:
     """An error's text with the server URL (and any credentials in it) taken out."""
     text = str(error)
@@ -94,16 +110,7 @@ class QdrantIndex:
         create the collection if it is missing. Raises ``QdrantUnavailable`` saying why."""
         client, where = open_client(path, url, api_key, timeout)
         index = cls(client, collection, where)
-        try:
-            index._ensure_collection()
-        except (ApiException, OSError) as error:
-            client.close()
-            raise QdrantUnavailable(
-                f"Could not reach {where} ({_no_url(error, url)}): start the server, or correct BYLINE_QDRANT_URL."
-            ) from None
-        except QdrantUnavailable:
-            client.close()
-            raise
+        ensure_or_close(client, where, url, index._ensure_collection)
         return index
 
     def _ensure_collection(self) -> None:

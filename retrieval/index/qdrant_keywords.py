@@ -54,9 +54,8 @@ from typing import Any
 
 import numpy as np
 from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import ApiException
 
-from retrieval.index.qdrant import QdrantUnavailable, _no_url, open_client
+from retrieval.index.qdrant import QdrantUnavailable, ensure_or_close, open_client
 from retrieval.ports import IdSet
 
 PASSAGES = "passages"
@@ -236,16 +235,7 @@ class QdrantKeywordIndex:
         create the collections if missing. Raises ``QdrantUnavailable`` saying why."""
         client, where = open_client(path, url, api_key, timeout)
         index = cls(client, where=where, **options)
-        try:
-            index._ensure_collections()
-        except (ApiException, OSError) as error:
-            client.close()
-            raise QdrantUnavailable(
-                f"Could not reach {where} ({_no_url(error, url)}): start the server, or correct BYLINE_QDRANT_URL."
-            ) from None
-        except QdrantUnavailable:
-            client.close()
-            raise
+        ensure_or_close(client, where, url, index._ensure_collections)
         return index
 
     def _ensure_collections(self) -> None:
