@@ -377,6 +377,11 @@ class Corpus(Protocol):
     @property
     def article_terms(self) -> ArticleTerms: ...
 
+    @property
+    def indexed_generation(self) -> int:
+        """The store generation the indexes hold: what a feature caches per library state by."""
+        ...
+
     def article_count(self) -> int:
         """How many articles the library holds (kept in memory between changes)."""
         ...

@@ -19,17 +19,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from retrieval.citations import CitationNumbers
-from retrieval.library import Library
 from retrieval.models import AnswerSpan, Article, Digest, DigestStory, Quote, Sentence
+from retrieval.ports import Corpus
 from retrieval.reading.story import StoryFeatures, article_features, group_stories
 from retrieval.reading.text import search_tokens
 from retrieval.render import CLOSE_QUOTE, OPEN_QUOTE, citation_line, format_date
 from retrieval.scope import ResolvedScope, articles_added
+
+if TYPE_CHECKING:
+    from retrieval.storage.store import Store
 
 # The older topic clustering (``cluster``): similarity of two article groups above which they
 # were one story. Calibrated on BBC News
@@ -52,6 +55,14 @@ _PRONOUNS = {"he", "she", "they", "it", "we", "i"}
 # Site furniture that segmentation keeps as a sentence: "READ MORE: ...", "WATCH: ...".
 _FURNITURE = re.compile(r"^[A-Z][A-Z ]{2,}:")
 _LEANING = re.compile(r"^(?:He|She|They|It|This|That|These|Those|But|And|However|Also|His|Her|Their)\b")
+
+
+class DigestSource(Corpus, Protocol):
+    """A corpus whose store is the SQL one: a scoped digest selects its window's articles there
+    (``scope.articles_added``), before the limit, so a narrow scope is not crowded out."""
+
+    @property
+    def store(self) -> Store: ...
 
 
 def added_at_text(moment: datetime) -> str:
@@ -85,7 +96,7 @@ class _Item:
 
 
 def build_digest(
-    library: Library,
+    library: DigestSource,
     channel: str,
     since: datetime,
     until: datetime,
@@ -140,7 +151,7 @@ def build_digest(
     return digest
 
 
-def digest_items(library: Library, articles: Sequence[Article]) -> list[_Item]:
+def digest_items(library: Corpus, articles: Sequence[Article]) -> list[_Item]:
     """What grouping and extraction need of each article; articles without sentences are left out."""
     ids = [a.id for a in articles]
     sentences = library.store.sentences_of_articles(ids)

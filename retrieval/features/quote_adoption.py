@@ -25,10 +25,10 @@ from retrieval.answering.speaker import reports_speech_of
 from retrieval.models import Quote, Sentence
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
 
 
-def adopted_quotes(library: Library, speakers: list[str], ranges: np.ndarray) -> tuple[np.ndarray, dict[int, Quote]]:
+def adopted_quotes(library: Corpus, speakers: list[str], ranges: np.ndarray) -> tuple[np.ndarray, dict[int, Quote]]:
     """Rows in the shape of ``Store.speaker_quote_ranges`` for the unattributed quotes of the
     speakers' articles that belong to them, and those quotes with the speaker set."""
     if not len(ranges) or not speakers:

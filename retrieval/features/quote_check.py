@@ -40,8 +40,8 @@ from retrieval.features.quote_text import (
     parse_asked,
     words_of,
 )
-from retrieval.library import Library
 from retrieval.models import AnswerSpan, Article, Citation, Quote
+from retrieval.ports import Corpus
 from retrieval.reading.text import search_tokens
 from retrieval.scope import ResolvedScope
 
@@ -171,7 +171,7 @@ class _Match:
         return [self.offsets(piece) for piece in self.pieces]
 
 
-def check_quote(library: Library, text: str, speaker: str = "", scope: ResolvedScope | None = None) -> QuoteCheck:
+def check_quote(library: Corpus, text: str, speaker: str = "", scope: ResolvedScope | None = None) -> QuoteCheck:
     """The verdict on ``text`` (a quote as pasted, perhaps with its speaker written in), said by
     ``speaker`` when given, among the library's articles (or ``scope``'s)."""
     if len(text) > MAX_QUOTE_CHARS:
@@ -200,7 +200,7 @@ def check_quote(library: Library, text: str, speaker: str = "", scope: ResolvedS
 
 
 def _candidates(
-    library: Library, asked: AskedQuote, pieces: list[list[Word]], scope: ResolvedScope | None
+    library: Corpus, asked: AskedQuote, pieces: list[list[Word]], scope: ResolvedScope | None
 ) -> list[tuple[Article, list[Word]]]:
     """The articles whose quotes share most runs of words with the quote (``quote_index``), then
     those whose passages share most rare words with it (the keyword index: words an article says
@@ -278,7 +278,7 @@ def _match(
     return _Match(article, words, placed) if placed else None
 
 
-def _without_attribution(library: Library, match: _Match) -> _Match | None:
+def _without_attribution(library: Corpus, match: _Match) -> _Match | None:
     """``"A," Mourinho said. "B."`` pasted as "A. B.": when the only difference is article words
     left out, and every one of them stands outside quote marks (the attribution between two
     quotes), the match is the quotes' words, in pieces; else None."""
@@ -325,7 +325,7 @@ def _same_quote(match: _Match, total: int) -> bool:
 # -- verdicts ------------------------------------------------------------------------------
 
 
-def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], searched: int) -> QuoteCheck:
+def _exact_verdict(library: Corpus, asked: AskedQuote, exact: list[_Match], searched: int) -> QuoteCheck:
     """Every word is real: verbatim when the speaker agrees (or none was asked), else misattributed.
     Pieces joined by an ellipsis must be pieces of one quote; joined from far apart, they are a
     quote nobody said, so "altered"."""
@@ -362,7 +362,7 @@ def _exact_verdict(library: Library, asked: AskedQuote, exact: list[_Match], sea
     return _result(library, "misattributed", asked, match, said_by, searched, note=note, quoted=quoted)
 
 
-def _altered(library: Library, asked: AskedQuote, match: _Match, searched: int) -> QuoteCheck:
+def _altered(library: Corpus, asked: AskedQuote, match: _Match, searched: int) -> QuoteCheck:
     said_by, quoted = speaker_of(library, match.article.id, match.spans)
     differences = [d for piece in match.pieces for d in piece.differences]
     note = ""
@@ -375,7 +375,7 @@ def _altered(library: Library, asked: AskedQuote, match: _Match, searched: int) 
 
 
 def _not_found(
-    library: Library, asked: AskedQuote, candidates: list[tuple[Article, list[Word]]], scope: ResolvedScope | None
+    library: Corpus, asked: AskedQuote, candidates: list[tuple[Article, list[Word]]], scope: ResolvedScope | None
 ) -> QuoteCheck:
     """Not found, with the closest quotes: those of the person named that share most content words
     with it (did they say something like it?), then those of the candidate articles."""
@@ -405,7 +405,7 @@ def _not_found(
 
 
 def _result(
-    library: Library,
+    library: Corpus,
     verdict: Verdict,
     asked: AskedQuote,
     match: _Match,
@@ -435,7 +435,7 @@ def _result(
 # -- citations -----------------------------------------------------------------------------
 
 
-def _citation(library: Library, article: Article, offset: int, n: int) -> Citation:
+def _citation(library: Corpus, article: Article, offset: int, n: int) -> Citation:
     """The citation of the paragraph holding ``offset``, with the passage that holds it."""
     passage_id = 0
     for sentence in library.store.sentences_of_articles([article.id]):

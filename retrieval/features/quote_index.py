@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from retrieval.features.quote_text import Word, words_of
-from retrieval.library import Library
+from retrieval.ports import Corpus
 
 RUN = 3
 
@@ -46,7 +46,7 @@ class QuoteIndex:
         self.articles = articles[order]
 
     @classmethod
-    def build(cls, library: Library) -> QuoteIndex:
+    def build(cls, library: Corpus) -> QuoteIndex:
         ids = [int(i) for i in library.store.article_ids()]
         hashes: list[int] = []
         quotes: list[int] = []
@@ -89,11 +89,11 @@ class QuoteIndex:
         return holding[:MAX_HOLDING] + ranked[:limit]
 
 
-_built: weakref.WeakKeyDictionary[Library, tuple[int, QuoteIndex]] = weakref.WeakKeyDictionary()
+_built: weakref.WeakKeyDictionary[Corpus, tuple[int, QuoteIndex]] = weakref.WeakKeyDictionary()
 _building = threading.Lock()
 
 
-def quote_index(library: Library) -> QuoteIndex:
+def quote_index(library: Corpus) -> QuoteIndex:
     """The library's quote index, built again when its articles changed since the last one."""
     with _building:
         generation = library.indexed_generation

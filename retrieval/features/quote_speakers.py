@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from retrieval.features.quote_text import words_of
-from retrieval.library import Library
 from retrieval.models import Article, Quote
+from retrieval.ports import Corpus
 from retrieval.reading.people import SPEECH_VERBS, strip_honorific
 from retrieval.reading.text import paragraphs
 
@@ -18,7 +18,7 @@ from retrieval.reading.text import paragraphs
 NAMED_NEARBY = 2
 
 
-def speaker_of(library: Library, article_id: int, spans: list[tuple[int, int]]) -> tuple[str, bool]:
+def speaker_of(library: Corpus, article_id: int, spans: list[tuple[int, int]]) -> tuple[str, bool]:
     """Who the article says spoke the words at ``spans`` ("" when nobody), and whether they all
     stand in quote marks. Pieces joined by an ellipsis must be one person's words."""
     quotes = library.store.quotes_of_articles([article_id])
@@ -36,7 +36,7 @@ def speaker_of(library: Library, article_id: int, spans: list[tuple[int, int]]) 
     return (named[0] if named else ""), quoted
 
 
-def one_quote(library: Library, article: Article, spans: list[tuple[int, int]]) -> bool:
+def one_quote(library: Corpus, article: Article, spans: list[tuple[int, int]]) -> bool:
     """Whether the pieces an ellipsis joins (at ``spans``) are one quote: one quote group, or (as
     in `"A," he said. "B."`) one speaker's words in the same or the next paragraph."""
     if len(spans) < 2:
@@ -61,7 +61,7 @@ def _overlapping(quotes: list[Quote], start: int, end: int) -> Quote | None:
     return best
 
 
-def named_before(library: Library, article: Article, start: int, speaker: str) -> bool:
+def named_before(library: Corpus, article: Article, start: int, speaker: str) -> bool:
     """Whether ``speaker`` is the last person named before words (at ``start``) the article
     attributes to nobody, in their paragraph or the one or two before: named, and no other of
     the article's speakers named after them (that one would be likelier to be speaking)."""

@@ -31,7 +31,7 @@ from retrieval.reading.story import group_stories
 from retrieval.reading.text import words
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
     from retrieval.scope import ResolvedScope
 
 # Story grouping reads every article's sentences and runs the NER model over them; past this
@@ -91,7 +91,7 @@ def article_date(article: Article) -> str:
 
 
 def speaker_timeline(
-    library: Library,
+    library: Corpus,
     speaker: str,
     topic: str = "",
     since: str = "",
@@ -130,7 +130,7 @@ def speaker_timeline(
     return timeline
 
 
-def one_person(library: Library, speakers: list[str]) -> tuple[list[str], list[str]]:
+def one_person(library: Corpus, speakers: list[str]) -> tuple[list[str], list[str]]:
     """The stored names of one person, the most quoted, when a name asked fits several people
     ("Kennedy": Charles, Helena and John Kennedy), and a full name of each of the others.
 
@@ -178,7 +178,7 @@ def _negated(day: str) -> tuple[int, ...]:
     return tuple(-ord(c) for c in day)
 
 
-def group_by_story(library: Library, quotes: Sequence[TimelineQuote]) -> list[TimelineStory]:
+def group_by_story(library: Corpus, quotes: Sequence[TimelineQuote]) -> list[TimelineStory]:
     """Quotes grouped by the story their articles report, the story with the newest quote first."""
     ordered = newest_first(quotes)
     articles = list({q.article.id: q.article for q in ordered}.values())

@@ -31,7 +31,7 @@ import numpy as np
 from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
 
 # Sentences averaged for an article's relevance: enough that one passing mention does not count.
 ARTICLE_SENTENCES = 3
@@ -94,7 +94,7 @@ class TopicScore:
 class TopicMatcher:
     """Scores quotes against one topic (a few words a user typed)."""
 
-    def __init__(self, library: Library, topic: str, rule: TopicRule = RULE) -> None:
+    def __init__(self, library: Corpus, topic: str, rule: TopicRule = RULE) -> None:
         self.library = library
         self.topic = topic
         self.rule = rule

@@ -26,7 +26,7 @@ from retrieval.reading.entities import NOT_PERSON_LABELS, entity_spans
 from retrieval.reading.people import UNNAMED_ROLES
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
+    from retrieval.ports import Corpus
     from retrieval.scope import ResolvedScope
 
 # Passages the topic is searched in; their articles are the candidates.
@@ -66,7 +66,7 @@ class Reactions:
 
 
 def reactions(
-    library: Library, topic: str, scope: ResolvedScope | None = None, max_speakers: int = MAX_SPEAKERS
+    library: Corpus, topic: str, scope: ResolvedScope | None = None, max_speakers: int = MAX_SPEAKERS
 ) -> Reactions:
     """The roundup of reactions to ``topic`` across the library (or ``scope``'s articles)."""
     topic = " ".join(topic.split())
@@ -164,7 +164,7 @@ def _merge_surnames(by_speaker: dict[str, list[TimelineQuote]]) -> None:
 _UNNAMED = re.compile(rf"\b(?:{'|'.join(sorted(UNNAMED_ROLES))})\b", re.IGNORECASE)
 
 
-def speaker_kinds(library: Library, speakers: list[tuple[str, Quote]]) -> dict[str, SpeakerKind]:
+def speaker_kinds(library: Corpus, speakers: list[tuple[str, Quote]]) -> dict[str, SpeakerKind]:
     """Person or organisation for each speaker, from the NER labels of their name in the
     sentence around their quote (the name alone when it is not written there)."""
     kinds: dict[str, SpeakerKind] = {}

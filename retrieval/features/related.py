@@ -31,17 +31,25 @@ import re
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from retrieval.answering.question import parse
 from retrieval.models import Answer, Sentence
+from retrieval.ports import Corpus
 
 if TYPE_CHECKING:
-    from retrieval.library import Library
     from retrieval.scope import Scope
+
+
+class AnswerSource(Corpus, Protocol):
+    """A corpus that answers by the full answer path (``Library.ask``): each candidate is asked
+    exactly as a click would ask it."""
+
+    def ask(self, question: str, history: Sequence[str] = (), scope: Scope | None = None) -> Answer: ...
+
 
 MAX_RELATED = 3
 # Candidates asked per answer. A speaker check with no topic costs ~1 ms (no embedding); a fact
@@ -95,7 +103,7 @@ class Checked:
     articles: frozenset[int]
 
 
-def related_questions(library: Library, answer: Answer, scope: Scope | None = None) -> list[str]:
+def related_questions(library: AnswerSource, answer: Answer, scope: Scope | None = None) -> list[str]:
     """Up to ``MAX_RELATED`` checked follow-ups for ``answer``; none when it was refused.
 
     ``scope`` is the channel's scope the answer was given under: a click asks under it too."""
@@ -127,13 +135,13 @@ def related_questions(library: Library, answer: Answer, scope: Scope | None = No
     return kept
 
 
-def with_related(library: Library, answer: Answer, scope: Scope | None = None) -> Answer:
+def with_related(library: AnswerSource, answer: Answer, scope: Scope | None = None) -> Answer:
     """``answer`` with its ``related`` questions filled in (what the service hands adapters)."""
     answer.related = related_questions(library, answer, scope)
     return answer
 
 
-def candidates(library: Library, answer: Answer) -> Iterator[str]:
+def candidates(library: AnswerSource, answer: Answer) -> Iterator[str]:
     """Speaker and fact candidates, alternating, each safe to show (see the module docstring)."""
     pairs = zip_longest(_speaker_candidates(library, answer), _fact_candidates(library, answer))
     for pair in pairs:
@@ -142,7 +150,7 @@ def candidates(library: Library, answer: Answer) -> Iterator[str]:
                 yield candidate
 
 
-def _speaker_candidates(library: Library, answer: Answer) -> Iterator[str]:
+def _speaker_candidates(library: AnswerSource, answer: Answer) -> Iterator[str]:
     articles = sorted({span.article_id for span in answer.spans})
     question = answer.standalone_question or answer.question
     named = {word for word in re.findall(r"\w+", question.casefold()) if len(word) >= 3}
@@ -161,7 +169,7 @@ def _speaker_candidates(library: Library, answer: Answer) -> Iterator[str]:
             yield f"What did {speaker} say about {topic}?"
 
 
-def _fact_candidates(library: Library, answer: Answer) -> Iterator[str]:
+def _fact_candidates(library: AnswerSource, answer: Answer) -> Iterator[str]:
     articles = sorted({span.article_id for span in answer.spans})
     cited = {(span.article_id, span.paragraph) for span in answer.spans}
     used = {(span.article_id, span.start) for span in answer.spans}
@@ -246,13 +254,13 @@ def _normal(question: str) -> str:
 
 # -- checking, remembered per library generation --------------------------------------------
 
-_cache: weakref.WeakKeyDictionary[Library, OrderedDict[tuple[int, Scope | None, str], Checked]] = (
+_cache: weakref.WeakKeyDictionary[AnswerSource, OrderedDict[tuple[int, Scope | None, str], Checked]] = (
     weakref.WeakKeyDictionary()
 )
 _cache_lock = threading.Lock()
 
 
-def check(library: Library, question: str, scope: Scope | None = None) -> Checked:
+def check(library: AnswerSource, question: str, scope: Scope | None = None) -> Checked:
     """Ask ``question`` as a click would (no conversation, the same scope); usable when answered
     without a reservation ("I found nothing from X about Y; here is what they said" is one)."""
     key = (library.indexed_generation, scope, question)

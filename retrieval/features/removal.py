@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from retrieval.library import Library
 from retrieval.models import Article
 from retrieval.storage.audit import AuditEntry, AuditLog
 from retrieval.storage.store import Store, utc_now
@@ -21,6 +21,17 @@ from retrieval.urls import normalise_url
 REMOVE_ACTION = "remove"
 # An id is at most this many digits; longer "numbers" are looked up as keys, never int()-ed.
 _MAX_ID_DIGITS = 18
+
+
+class ArticleRemover(Protocol):
+    """What removal takes of a library: the store, to find articles by id, URL or key and to
+    write the audit log beside them, and the removal that drops them from the store and both
+    indexes together (``Library.remove_articles``)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    def remove_articles(self, article_ids: Sequence[int]) -> None: ...
 
 
 @dataclass
@@ -52,7 +63,7 @@ def find_article(store: Store, reference: str) -> Article | None:
     return None
 
 
-def remove_articles(library: Library, references: Sequence[str], actor: str, detail: str = "") -> Removal:
+def remove_articles(library: ArticleRemover, references: Sequence[str], actor: str, detail: str = "") -> Removal:
     """Remove the named articles from store and indexes and log each removal in the audit table."""
     removal = Removal()
     chosen: dict[int, Article] = {}

@@ -3,8 +3,7 @@
 Every file path (``byline ingest``, the seeds, the watched folder) comes through here, so
 they all get the near-duplicate check web pages get (``dedup``): the BBC folders hold the
 same story twice under two file names with a changed hyphen or headline. Articles are
-stored a chunk at a time so that progress moves per article from the start, instead of
-sitting at 0% while every file is segmented and read for quotes before the first embedding.
+stored a step (``CHUNK_ARTICLES``) at a time, and progress moves per article as each is stored.
 """
 
 from __future__ import annotations
@@ -22,9 +21,12 @@ if TYPE_CHECKING:
     from retrieval.models import Progress
     from retrieval.ports import IngestTarget
 
-# Articles per store-and-index step: small enough that progress moves every few seconds, big
-# enough that the embedding batches stay full and the index files are not saved too often.
-CHUNK_ARTICLES = 48
+# Articles per store-and-index step. The library reads and embeds a step's articles as one stream
+# (``Library.add_drafts``), and holds the writer lock for the whole step, saving the index files
+# at its end: 500 articles (~1-2 minutes on two cores) keep the stream long enough that reading
+# hides behind embedding, while another process waiting to write (the feed poller beside a big
+# ``byline ingest``) waits minutes at most.
+CHUNK_ARTICLES = 500
 
 
 def ingest_files(
