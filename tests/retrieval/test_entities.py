@@ -36,7 +36,9 @@ _CAPITALISED = re.compile(r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*")
 
 
 def asked_names(text: str) -> set[str]:
-    names: set[str] = set()
+    """Capitalised runs and every run of words inside them, and the pronouns and descriptions the
+    rules also ask about."""
+    names: set[str] = {"he", "He", "she", "the prime minister", "a spokesman", "his office"}
     for match in _CAPITALISED.finditer(text):
         words = match.group().split()
         names.update(" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1))
@@ -45,7 +47,7 @@ def asked_names(text: str) -> set[str]:
 
 def eager(text: str) -> NotPeople:
     everything = not_people(text, paragraphs(text))
-    everything._read_about("", everything=True)  # what the veto answered before it read lazily
+    everything._read_holding([""])  # every paragraph, as the veto read them before it read lazily
     return everything
 
 
