@@ -4,6 +4,7 @@ anything else gets no reply at all. Through the real bolt app and the real disco
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -325,3 +326,36 @@ def test_discord_status_reads_the_stored_mark(forum_fake: ForumFake, seed_servic
 
 # The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
 pytestmark = pytest.mark.backends("embedded", "cluster")
+
+
+def test_discord_question_channel_tells_a_queued_asker_their_place_in_the_thread(
+    forum_fake: ForumFake, seed_service: Service
+) -> None:
+    """With every retrieval worker busy, the "#1 in line" notice goes into the new thread, beside
+    the answer to come, not into the question channel."""
+    fake = forum_fake
+    seed_service.state.set_autoreply("discord", str(CHANNEL_ID), True, "discord:mod", DISCORD_TENANT)
+    bot = start_bot(fake, seed_service)
+    pool = seed_service.pool
+    gate = threading.Event()
+    busy = [threading.Thread(target=pool.run, args=(lambda: gate.wait(30),)) for _ in range(pool.workers)]
+    try:
+        for worker in busy:
+            worker.start()
+        while pool.outstanding < pool.workers:
+            time.sleep(0.01)
+        mark = fake.mark()
+        question = fake.message_payload(QUESTION)
+        fake.dispatch("MESSAGE_CREATE", question)
+        in_thread = f"/channels/{question['id']}/messages"
+        notice = fake.wait_request("POST", in_thread, mark)[0].body
+        assert "#1 in line" in text_of(notice) and notice["allowed_mentions"]["parse"] == []
+        gate.set()
+        answer = fake.wait_for(lambda: [r.body for r in fake.find("POST", in_thread, mark)][1:], what="the answer")[0]
+        assert "[1]" in text_of(answer)
+        assert [r for r in fake.find("POST", "/messages", mark) if r.path == f"/channels/{CHANNEL_ID}/messages"] == []
+    finally:
+        gate.set()
+        for worker in busy:
+            worker.join(5)
+        bot.close()

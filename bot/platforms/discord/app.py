@@ -195,17 +195,23 @@ class BylineClient(commands.Bot):
             except discord.HTTPException:
                 log.exception("Could not tell the user about the error")
 
-    def _queue_notice(self, message: discord.Message) -> Callable[[int], None]:
-        """``on_queued`` for a message: replies "You're #n in line" from the worker thread."""
+    def _queue_notice(
+        self, message: discord.Message, where: discord.abc.Messageable | None = None
+    ) -> Callable[[int], None]:
+        """``on_queued`` for a message: "You're #n in line" from the worker thread, posted where
+        the answer will go: a reply to the message, or into the thread opened for it (a question
+        channel stays free of Byline's notices)."""
         loop = asyncio.get_running_loop()
+        target = where if where is not None else message.channel
 
         async def send(position: int) -> None:
+            text = place_in_line(position)
             try:
-                await message.channel.send(
-                    place_in_line(position),
-                    reference=message.to_reference(fail_if_not_exists=False),
-                    allowed_mentions=NO_MENTIONS,
-                )
+                if target is message.channel:
+                    reference = message.to_reference(fail_if_not_exists=False)
+                    await target.send(text, reference=reference, allowed_mentions=NO_MENTIONS)
+                else:
+                    await target.send(text, allowed_mentions=NO_MENTIONS)
             except discord.HTTPException:
                 log.warning("Discord: could not post a place-in-line notice in channel %s.", message.channel.id)
 
@@ -267,7 +273,7 @@ class BylineClient(commands.Bot):
         target: discord.abc.Messageable = thread or channel
         key = f"discord:{thread.id}:{thread.id}" if thread else f"discord:{channel.id}:{message.id}"
         asker = replace(asker, conversation=key)
-        queued = self._queue_notice(message)
+        queued = self._queue_notice(message, target)
         async with target.typing():
             reply = await asyncio.to_thread(self.service.ask, question, asker, queued, False, True)
         # In a new thread the question is right above; elsewhere the answer replies to it.
