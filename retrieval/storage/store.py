@@ -253,15 +253,20 @@ class Store(Database):
         for row in self._connect().execute("SELECT article_id, id, start, end FROM sentences ORDER BY id"):
             sentence_spans.setdefault(row[0], []).append((row[1], row[2], row[3]))
         with self.transaction(reindex=False) as connection:  # the FAISS and BM25 files hold no quotes
+            ids = _FreshIds(connection)
+            ids.load("quotes")  # before the delete, which would hide the highest id given
             connection.execute("DELETE FROM quotes")
             connection.executemany(
                 _INSERT_QUOTE,
                 [
-                    _quote_values(article_id, texts[article_id], q, sentence_spans.get(article_id, []))
+                    _quote_values(
+                        ids.next("quotes"), article_id, texts[article_id], q, sentence_spans.get(article_id, [])
+                    )
                     for article_id, found in quotes.items()
                     for q in found
                 ],
             )
+            ids.record()
             connection.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def article_count(self) -> int:
@@ -485,7 +490,9 @@ class Store(Database):
                 )
                 sentence_ids.append(int(cursor.lastrowid or 0))
             spans = [(i, s.start, s.end) for i, s in zip(sentence_ids, sentences, strict=True)]
-            connection.executemany(_INSERT_QUOTE, [_quote_values(article_id, draft.text, q, spans) for q in quotes])
+            connection.executemany(
+                _INSERT_QUOTE, [_quote_values(ids.next("quotes"), article_id, draft.text, q, spans) for q in quotes]
+            )
             ids.record()
         return StoredArticle(article_id, passage_ids, sentence_ids, replace_id)
 
@@ -565,18 +572,24 @@ class _FreshIds:
 
     SQLite reuses the highest rowid once its row is deleted, so a replaced article's new
     sentences could take the old ones' ids; an index file from before the replace would then
-    look current by its ids. The highest id ever given is kept in ``meta`` instead.
+    look current by its ids, and a quote asked about by id could be another article's. The
+    highest id ever given is kept in ``meta`` instead, for articles, passages, sentences and
+    quotes alike (on PostgreSQL too, whose identity columns take the ids given).
     """
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.last: dict[str, int] = {}
 
+    def load(self, table: str) -> None:
+        """Reads the highest id ``table`` has given (``next`` does so on first use)."""
+        row = self.connection.execute("SELECT value FROM meta WHERE key=?", (f"last_id:{table}",)).fetchone()
+        highest = self.connection.execute(f"SELECT COALESCE(max(id), 0) FROM {table}").fetchone()[0]
+        self.last[table] = max(int(row[0]) if row else 0, int(highest))
+
     def next(self, table: str) -> int:
         if table not in self.last:
-            row = self.connection.execute("SELECT value FROM meta WHERE key=?", (f"last_id:{table}",)).fetchone()
-            highest = self.connection.execute(f"SELECT COALESCE(max(id), 0) FROM {table}").fetchone()[0]
-            self.last[table] = max(int(row[0]) if row else 0, int(highest))
+            self.load(table)
         self.last[table] += 1
         return self.last[table]
 
@@ -634,18 +647,19 @@ def _quote(row: Row) -> Quote:
 
 
 _INSERT_QUOTE = (
-    "INSERT INTO quotes (article_id, paragraph, start, end, text, speaker, grp, partial, "
-    "sentence_first, sentence_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO quotes (id, article_id, paragraph, start, end, text, speaker, grp, partial, "
+    "sentence_first, sentence_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
 def _quote_values(
-    article_id: int, text: str, quote: QuoteRow, sentences: Sequence[tuple[int, int, int]]
+    quote_id: int, article_id: int, text: str, quote: QuoteRow, sentences: Sequence[tuple[int, int, int]]
 ) -> tuple[int | str, ...]:
     """A quotes row; ``sentences`` are the article's stored (id, start, end), in text order."""
     inside = [sentence_id for sentence_id, start, end in sentences if start < quote.end and end > quote.start]
     first, last = (inside[0], inside[-1]) if inside else (0, 0)  # the sentences the quote overlaps
     return (
+        quote_id,
         article_id,
         quote.paragraph,
         quote.start,
