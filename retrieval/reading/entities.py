@@ -88,14 +88,18 @@ class NotPeople:
         if not ending:
             return ""
         self._read_holding([candidate[: -len(p)].strip() for p in ending])
-        names = self._names - self._people
+        names = self._non_person_names()
         # Only the end of an organisation's name before the person is dropped: "Bruce L Castor
         # Jr" is not "Castor Jr".
         inside = [p for p in ending if any(name.endswith(candidate[: -len(p)].strip()) for name in names)]
         return max(inside, key=len) if inside else ""
 
     def _names_starting(self, candidate: str) -> list[str]:
-        return [name for name in self._names - self._people if name == candidate or name.startswith(candidate + " ")]
+        return [name for name in self._non_person_names() if name == candidate or name.startswith(candidate + " ")]
+
+    def _non_person_names(self) -> set[str]:
+        """The names read so far that the model never labels a person anywhere read."""
+        return self._names - self._people
 
     def _read_holding(self, pieces: list[str]) -> None:
         """Runs the model over the unread paragraphs that hold any of ``pieces`` (straightened;

@@ -324,10 +324,6 @@ def test_discord_status_reads_the_stored_mark(forum_fake: ForumFake, seed_servic
         bot.close()
 
 
-# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
-pytestmark = pytest.mark.backends("embedded", "cluster")
-
-
 def test_discord_question_channel_tells_a_queued_asker_their_place_in_the_thread(
     forum_fake: ForumFake, seed_service: Service
 ) -> None:
@@ -342,8 +338,10 @@ def test_discord_question_channel_tells_a_queued_asker_their_place_in_the_thread
     try:
         for worker in busy:
             worker.start()
-        while pool.outstanding < pool.workers:
+        deadline = time.monotonic() + 10
+        while pool.outstanding < pool.workers and time.monotonic() < deadline:
             time.sleep(0.01)
+        assert pool.outstanding == pool.workers, "the retrieval workers never all got busy"
         mark = fake.mark()
         question = fake.message_payload(QUESTION)
         fake.dispatch("MESSAGE_CREATE", question)
@@ -359,3 +357,7 @@ def test_discord_question_channel_tells_a_queued_asker_their_place_in_the_thread
         for worker in busy:
             worker.join(5)
         bot.close()
+
+
+# The same tests over the embedded library and the cluster backend (PostgreSQL + Qdrant).
+pytestmark = pytest.mark.backends("embedded", "cluster")

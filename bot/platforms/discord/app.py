@@ -180,7 +180,7 @@ class BylineClient(commands.Bot):
                 return
             question, key = trigger
             asker = self._asker(message, str(message.channel.id), key, thread_parent(message.channel))
-            queued = self._queue_notice(message)
+            queued = self._queue_notice(message, message.channel)
             async with message.channel.typing():
                 reply = await asyncio.to_thread(answer_message, self.service, question, asker, queued)
             sent = await send_to_channel(message.channel, reply, reference=message)
@@ -195,14 +195,11 @@ class BylineClient(commands.Bot):
             except discord.HTTPException:
                 log.exception("Could not tell the user about the error")
 
-    def _queue_notice(
-        self, message: discord.Message, where: discord.abc.Messageable | None = None
-    ) -> Callable[[int], None]:
+    def _queue_notice(self, message: discord.Message, target: discord.abc.Messageable) -> Callable[[int], None]:
         """``on_queued`` for a message: "You're #n in line" from the worker thread, posted where
-        the answer will go: a reply to the message, or into the thread opened for it (a question
-        channel stays free of Byline's notices)."""
+        the answer will go (``target``): a reply to the message in its own channel, or into the
+        thread opened for it, so a question channel stays free of Byline's notices."""
         loop = asyncio.get_running_loop()
-        target = where if where is not None else message.channel
 
         async def send(position: int) -> None:
             text = place_in_line(position)
