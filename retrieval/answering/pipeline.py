@@ -133,7 +133,9 @@ def _fact_answer(
     reader = active_reader(tuning)
     if reader is not None and scored:
         # The reader orders the best candidates and refuses when none of them answers.
-        reading = read_sentences(library, reader, question.text, scored)
+        reading = read_sentences(
+            library, reader, question.text, scored, "who_said" if question.kind == "who_said" else "fact"
+        )
         if not reading.answers:
             return refuse(Refusal(checks.READER), ranked)
         scored = reading.items  # type: ignore[assignment]

@@ -2,19 +2,22 @@
 
 Retrieval (hybrid ranking, the speaker constraint) proposes; the reader reads the best
 ``MAX_CANDIDATES`` of them, each in its context, in one batch, and gives each the probability
-that it answers. The stage returns the candidates in the reader's order, their score replaced
-by that probability (so the chosen spans' margin and the shown score are the reader's), and the
-best probability, which the pipeline holds against the reader's threshold.
+that it answers. The stage returns the candidates in the order of the question kind's blend of
+that probability with the rules' score (``reader.Blend``), and the best probability with the
+kind's threshold, which the pipeline holds it against.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
+import numpy as np
+
 from retrieval.answering import checks
-from retrieval.answering.reader import MAX_CANDIDATES, Reader, reader_mode, shared_reader
+from retrieval.answering.reader import MAX_CANDIDATES, Blend, Reader, reader_mode, shared_reader
 from retrieval.answering.reader_input import candidate_text, neighbours
 from retrieval.answering.speaker import RankedQuote
 from retrieval.models import Sentence
@@ -73,24 +76,34 @@ def candidate_texts(library: Corpus, sentences: list[Sentence]) -> list[str]:
     return texts
 
 
-def _reorder(items: list[T], probabilities: list[float]) -> list[T]:
-    """The read items by probability (score := probability), then the unread ones below them."""
-    read: list[T] = [replace(item, score=p) for item, p in zip(items, probabilities, strict=False)]
-    read.sort(key=lambda item: -item.score)
-    floor = min(probabilities) - 1.0
-    unread: list[T] = [replace(item, score=floor - n * 1e-3) for n, item in enumerate(items[len(probabilities) :])]
-    return read + unread
+def _blended(items: list[T], probabilities: list[float], blend: Blend) -> list[T]:
+    """The read items in the blend's order, then the unread ones; every item keeps its rules'
+    score, lowered where needed so the scores never rise down the list (the margins the later
+    stages draw, between the first candidate and the next, are in the rules' scale)."""
+    head: list[T] = items[: len(probabilities)]
+    if not math.isinf(blend.rules_weight):
+        clipped = np.clip(np.asarray(probabilities, dtype=np.float64), 1e-6, 1 - 1e-6)
+        blended = np.log(clipped / (1 - clipped)) + blend.rules_weight * np.asarray([item.score for item in head])
+        head = [head[i] for i in np.argsort(-blended, kind="stable")]
+    every = head + items[len(probabilities) :]
+    ceilings: list[float] = np.minimum.accumulate([item.score for item in every]).tolist() if every else []
+    return [item if item.score <= c else replace(item, score=c) for item, c in zip(every, ceilings, strict=True)]
 
 
-def read_sentences(library: Corpus, reader: Reader, question: str, scored: list[_Scored]) -> Reading:
-    """The fact path's sentences, read (see the module docstring)."""
-    top = scored[:MAX_CANDIDATES]
-    probabilities = reader.probabilities(question, candidate_texts(library, [s.sentence for s in top])).tolist()
-    return Reading(_reorder(scored, probabilities), max(probabilities, default=0.0), reader.threshold)
+def _read(
+    library: Corpus, reader: Reader, question: str, items: list[T], sentences: list[Sentence], kind: str
+) -> Reading:
+    probabilities = reader.probabilities(question, candidate_texts(library, sentences)).tolist()
+    blend = reader.calibration.blend(kind)
+    return Reading(_blended(items, probabilities, blend), max(probabilities, default=0.0), blend.threshold)
+
+
+def read_sentences(library: Corpus, reader: Reader, question: str, scored: list[_Scored], kind: str) -> Reading:
+    """The fact path's sentences, read (see the module docstring); ``kind`` picks the blend
+    (``who_said`` or ``fact``)."""
+    return _read(library, reader, question, scored, [s.sentence for s in scored[:MAX_CANDIDATES]], kind)
 
 
 def read_quotes(library: Corpus, reader: Reader, question: str, ranked: list[RankedQuote]) -> Reading:
     """A speaker's quotes, each read through its sentence closest to the topic."""
-    top = ranked[:MAX_CANDIDATES]
-    probabilities = reader.probabilities(question, candidate_texts(library, [q.best for q in top])).tolist()
-    return Reading(_reorder(ranked, probabilities), max(probabilities, default=0.0), reader.threshold)
+    return _read(library, reader, question, ranked, [q.best for q in ranked[:MAX_CANDIDATES]], "speaker")

@@ -15,10 +15,11 @@ answer more questions right than the reader, alone or with them (docs/reader.md)
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,19 +47,64 @@ def reader_mode(environ: Mapping[str, str] | None = None) -> str:
     return mode
 
 
+# The kinds of question the answer path reads, each with a blend of its own: a speaker's quotes,
+# "who said ..." sentences, and every other fact sentence.
+BLEND_KINDS = ("speaker", "who_said", "fact")
+
+
+@dataclass(frozen=True)
+class Blend:
+    """How one kind of question weighs the reader against the hand rules' ranking.
+
+    Candidates are ordered by ``logit(p) + rules_weight * rules score`` (``inf``: the rules'
+    order; 0: the reader's alone), and the question is refused when the best ``p`` is below
+    ``threshold``. Fitted per kind on held-out questions (``bench/quality/reader_blend.py``),
+    because the rules' scores differ in scale and worth between quotes and sentences.
+    """
+
+    rules_weight: float
+    threshold: float
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, float | None]) -> Blend:
+        weight, threshold = value["rules_weight"], value["threshold"]
+        # null: the rules' order (JSON has no infinity)
+        return cls(math.inf if weight is None else float(weight), float(threshold or 0.0))
+
+    def to_json(self) -> dict[str, float | None]:
+        return {
+            "rules_weight": None if math.isinf(self.rules_weight) else self.rules_weight,
+            "threshold": self.threshold,
+        }
+
+
 @dataclass(frozen=True)
 class Calibration:
-    """What training fitted beside the weights: ``p = sigmoid(a * logit + b)`` and the threshold."""
+    """What training fitted beside the weights: ``p = sigmoid(a * logit + b)``, the threshold,
+    and the per-kind blends (a kind without one: the reader's order and the threshold)."""
 
     a: float
     b: float
     threshold: float
     max_length: int
+    blends: Mapping[str, Blend] = field(default_factory=dict)
+
+    def blend(self, kind: str) -> Blend:
+        return self.blends.get(kind, Blend(0.0, self.threshold))
 
     @classmethod
     def load(cls, folder: Path) -> Calibration:
         meta = json.loads((folder / "reader.json").read_text())
-        return cls(float(meta["platt_a"]), float(meta["platt_b"]), float(meta["threshold"]), int(meta["max_length"]))
+        blends = {
+            # null: the rules' order (JSON has no infinity)
+            kind: Blend(
+                math.inf if value["rules_weight"] is None else float(value["rules_weight"]), float(value["threshold"])
+            )
+            for kind, value in meta.get("blends", {}).items()
+        }
+        return cls(
+            float(meta["platt_a"]), float(meta["platt_b"]), float(meta["threshold"]), int(meta["max_length"]), blends
+        )
 
 
 class Reader:

@@ -4,12 +4,23 @@ one, and the answer path refuses through it (``refused_by: reader``) when nothin
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from retrieval.answering import TUNING, answer_question, checks
-from retrieval.answering.reader import MODEL_DIR, Reader, ReaderSettingError, reader_mode, shared_reader
+from retrieval.answering.reader import (
+    BLEND_KINDS,
+    MODEL_DIR,
+    Blend,
+    Calibration,
+    Reader,
+    ReaderSettingError,
+    reader_mode,
+    shared_reader,
+)
 from retrieval.answering.reader_input import candidate_text
 from retrieval.library import Library
 
@@ -107,3 +118,43 @@ def test_reader_setting() -> None:
     assert reader_mode({"BYLINE_READER": " OFF "}) == "off"
     with pytest.raises(ReaderSettingError, match="BYLINE_READER"):
         reader_mode({"BYLINE_READER": "sometimes"})
+
+
+def test_blends_load_per_kind_from_reader_json(tmp_path: Path) -> None:
+    meta = json.loads((MODEL_DIR / "reader.json").read_text())
+    meta["blends"] = {"speaker": {"rules_weight": None, "threshold": 0.02}, "fact": {"rules_weight": 5, "threshold": 0}}
+    (tmp_path / "reader.json").write_text(json.dumps(meta))
+    calibration = Calibration.load(tmp_path)
+    assert calibration.blend("speaker") == Blend(math.inf, 0.02)  # null: the rules' order
+    assert calibration.blend("fact") == Blend(5.0, 0.0)
+    # A kind the file does not name reads in the reader's order, refused below the threshold.
+    assert calibration.blend("who_said") == Blend(0.0, meta["threshold"])
+    assert Blend.from_json(Blend(math.inf, 0.1).to_json()) == Blend(math.inf, 0.1)
+
+
+QUESTIONS = [
+    "what did Mourinho say about the referee?",
+    "Who was left with blood running down his face?",
+    "Who said the dressing room was a disgrace?",
+]
+
+
+def _spans(library: Library, question: str) -> list[tuple[str, str]]:
+    return [(span.text, span.speaker) for span in answer_question(library, question, (), TUNING).spans]
+
+
+def test_the_rules_order_blend_answers_as_the_rules_do(
+    seed_library: Library, reader: Reader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BYLINE_READER", raising=False)
+    by_rules = {question: _spans(seed_library, question) for question in QUESTIONS}
+    monkeypatch.setenv("BYLINE_READER", "on")
+    rules_order = {kind: Blend(math.inf, 0.0) for kind in BLEND_KINDS}
+    monkeypatch.setattr(reader, "calibration", replace(reader.calibration, blends=rules_order))
+    assert {question: _spans(seed_library, question) for question in QUESTIONS} == by_rules
+    assert any(by_rules.values())
+    # A floor above every probability refuses them all, whatever the order.
+    refuse_all = {kind: Blend(math.inf, 1.01) for kind in BLEND_KINDS}
+    monkeypatch.setattr(reader, "calibration", replace(reader.calibration, blends=refuse_all))
+    for question in QUESTIONS:
+        assert answer_question(seed_library, question, (), TUNING).refused_by == "reader", question
