@@ -40,6 +40,7 @@ import numpy as np
 WEIGHTS = [0.0, 2.0, 5.0, 10.0, 20.0, 40.0, 80.0, math.inf]
 THRESHOLDS = [0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2]
 ANSWERABLE = ("speaker", "fact", "who_said")
+NEVER_REFUSES = 1e-12
 REFUSAL_RIGHT = ("absent", "detail_absent")
 
 
@@ -131,7 +132,7 @@ def with_floor(row: dict[str, Any], threshold: float) -> bool:
 def fit(by_weight: dict[float, list[dict[str, Any]]]) -> dict[str, tuple[float, float, int]]:
     """Per kind: the (weight, threshold) with the most right answers, and that count."""
     fitted = {}
-    for kind in ("speaker", "who_said", "fact"):
+    for kind in ("speaker", "who_said", "fact"):  # reader.BLEND_KINDS
         options = []
         for weight, rows in by_weight.items():
             mine = [row for row in rows if row["path"] == kind]
@@ -159,7 +160,7 @@ def table(name: str, rows: list[dict[str, Any]]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from retrieval.answering.reader import Blend
+    from retrieval.answering.reader import BLEND_KINDS, Blend
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", type=Path, nargs=2, required=True, help="readers trained without fold 0 and 1")
@@ -171,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     run = Run(args.models, args.library)
     by_weight = {}
     for weight in WEIGHTS:
-        by_weight[weight] = run.answer({kind: Blend(weight, 0.0) for kind in ("speaker", "who_said", "fact")}, args.fit)
+        # A threshold of 0 with the rules' order would skip reading (``Blend.reads_nothing``); the
+        # fit needs each question's best probability, so these runs read with a floor that refuses nothing.
+        never = {kind: Blend(weight, NEVER_REFUSES) for kind in BLEND_KINDS}
+        by_weight[weight] = run.answer(never, args.fit)
         print(f"weight {weight}: {sum(row['ok'] for row in by_weight[weight])} right", file=sys.stderr, flush=True)
     fitted = fit(by_weight)
     blends = {kind: Blend(weight, threshold) for kind, (weight, threshold, _) in fitted.items()}
@@ -184,7 +188,11 @@ def main(argv: list[str] | None = None) -> int:
         "reader's order": {kind: Blend(0.0, 0.0) for kind in blends},
         "blend": blends,
     }
-    report: dict[str, Any] = {"fitted": {k: b.to_json() for k, b in blends.items()}, "fit_parts": args.fit}
+    report: dict[str, Any] = {
+        "fitted": {k: b.to_json() for k, b in blends.items()},
+        "fit_parts": args.fit,
+        "grid": {str(weight): rows for weight, rows in by_weight.items()},
+    }
     for name, config in configs.items():
         rows = run.answer(config, every)
         report[name] = rows

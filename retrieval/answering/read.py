@@ -93,8 +93,10 @@ def _blended(items: list[T], probabilities: list[float], blend: Blend) -> list[T
 def _read(
     library: Corpus, reader: Reader, question: str, items: list[T], sentences: list[Sentence], kind: str
 ) -> Reading:
-    probabilities = reader.probabilities(question, candidate_texts(library, sentences)).tolist()
     blend = reader.calibration.blend(kind)
+    if blend.reads_nothing:
+        return Reading(items, 1.0, 0.0)  # the kind keeps the rules' order and never refuses: no time spent reading
+    probabilities = reader.probabilities(question, candidate_texts(library, sentences)).tolist()
     return Reading(_blended(items, probabilities, blend), max(probabilities, default=0.0), blend.threshold)
 
 

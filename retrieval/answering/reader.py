@@ -4,12 +4,13 @@ It was trained here (``bench/reader/train_reader.py`` on ``bench/reader/reader_p
 ``retrieval/reader_model/MODEL_CARD.md``) and ships inside the package, so it loads offline,
 from the package's own files, once per process, the first time a question needs it (or at
 ``Library.warm_up``). It gives the probability that a candidate (``reader_input``) answers the
-question; the answer path orders its candidates by it and refuses when the best is below the
-threshold fitted on the reader's dev slice (``refused_by: reader``).
+question; the answer path orders its candidates by a blend of it with the rules' score and
+refuses when the best is below a threshold, both per kind of question (``Blend``;
+``refused_by: reader``).
 
 ``BYLINE_READER`` (``off``, the default, or ``on``) chooses whether the answer path reads with
-it at all. It is off by default because, measured on the natural dev questions, the hand rules
-answer more questions right than the reader, alone or with them (docs/reader.md).
+it at all. It is off by default because, measured on the natural questions, the hand rules
+answer more questions right than the reader, alone or blended with them (docs/reader.md).
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ class Blend:
 
     rules_weight: float
     threshold: float
+
+    @property
+    def reads_nothing(self) -> bool:
+        """The rules' order with no refusal: reading could change nothing."""
+        return math.isinf(self.rules_weight) and self.threshold <= 0.0
 
     @classmethod
     def from_json(cls, value: Mapping[str, float | None]) -> Blend:

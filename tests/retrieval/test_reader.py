@@ -149,9 +149,12 @@ def test_the_rules_order_blend_answers_as_the_rules_do(
     monkeypatch.delenv("BYLINE_READER", raising=False)
     by_rules = {question: _spans(seed_library, question) for question in QUESTIONS}
     monkeypatch.setenv("BYLINE_READER", "on")
-    rules_order = {kind: Blend(math.inf, 0.0) for kind in BLEND_KINDS}
-    monkeypatch.setattr(reader, "calibration", replace(reader.calibration, blends=rules_order))
-    assert {question: _spans(seed_library, question) for question in QUESTIONS} == by_rules
+    # Without a floor the kind is not read at all; with one that refuses nothing it is read, and
+    # the rules' order with the rules' scores comes through the reading unchanged.
+    for floor in (0.0, 1e-12):
+        rules_order = {kind: Blend(math.inf, floor) for kind in BLEND_KINDS}
+        monkeypatch.setattr(reader, "calibration", replace(reader.calibration, blends=rules_order))
+        assert {question: _spans(seed_library, question) for question in QUESTIONS} == by_rules, floor
     assert any(by_rules.values())
     # A floor above every probability refuses them all, whatever the order.
     refuse_all = {kind: Blend(math.inf, 1.01) for kind in BLEND_KINDS}
