@@ -4,7 +4,8 @@
 
 Ingests the BBC folder's business, entertainment, politics and tech sections into a temporary
 data directory (a few minutes), or reuses ``--data`` (ingesting into it only when it is empty),
-then runs every item of ``bench/data/quote_check/<set>.jsonl`` through ``run_batch``, the
+then runs every item of ``bench/data/quote_check/<set>.jsonl`` (``--set blind``: the items
+written by hand from the article text, after the check was tuned) through ``run_batch``, the
 function behind ``byline verify --batch FILE --json``, and prints: the right verdicts per kind
 and overall, how many altered or fabricated quotes were called verbatim (the figure that must be
 0), and the time per check. Without the BBC folder it says so and exits 0.
@@ -104,7 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bbc", type=Path, help="the bbc-news folder")
     parser.add_argument("--data", type=Path, help="a data directory to reuse (ingested into when empty)")
-    parser.add_argument("--set", choices=("dev", "test", "all"), default="all")
+    parser.add_argument(
+        "--set",
+        choices=("dev", "test", "all", "blind"),
+        default="all",
+        help="dev, test, both (all), or blind: the set written by hand, blind, after the check was tuned",
+    )
     parser.add_argument("--wrong", action="store_true", help="list the items given a wrong verdict")
     args = parser.parse_args(argv)
     if not all((args.bbc / section).is_dir() for section in SECTIONS):

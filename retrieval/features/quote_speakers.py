@@ -107,8 +107,18 @@ def same_person(asked: str, real: str) -> bool:
     "Tony Blair"), its surname last."""
     a, r = name_words(asked), name_words(real)
     if not a or not r:
-        return False
-    return set(a) <= set(r) or (set(r) <= set(a) and r[-1] == a[-1])
+        # Neither names anyone ("a BBC spokesman"): the same description, less its articles.
+        described_a, described_r = _description_words(asked), _description_words(real)
+        return bool(described_a and described_r) and (described_a <= described_r or described_r <= described_a)
+    if set(a) <= set(r):
+        return True
+    # The article names fewer words: the same surname ("Blair" for "Tony Blair"), or the first
+    # words of the name ("Rory" where it wrote "Rory O' Neill", "Marsh" for "Marsh & McLennan").
+    return set(r) <= set(a) and (r[-1] == a[-1] or a[: len(r)] == r)
+
+
+def _description_words(name: str) -> set[str]:
+    return {w.norm for w in words_of(name)} - {"a", "an", "the", "one"}
 
 
 def paragraph_of(text: str, offset: int) -> int:

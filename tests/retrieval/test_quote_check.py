@@ -13,6 +13,7 @@ import pytest
 
 from bot.cli.main import main
 from retrieval.features.quote_check import QuoteCheck, QuoteCheckError, check_quote
+from retrieval.features.quote_speakers import same_person
 from retrieval.features.quote_text import parse_asked, words_of
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
@@ -59,12 +60,34 @@ def verbatim_spans(library: Library, check: QuoteCheck) -> None:
         ('"The referee decided ... saw it."', ("The referee decided", "saw it."), ""),
         ("They ask themselves: 'is it over?'", ("They ask themselves: 'is it over?'",), ""),
         ("He said it was over - and it was", ("He said it was over - and it was",), ""),
+        # A title is part of the name written with the quote, not a reason to keep it in.
+        ("We were the better team - Mr Mourinho", ("We were the better team",), "Mr Mourinho"),
+        ('Dr Brydon: "We were the better team"', ("We were the better team",), "Dr Brydon"),
+        ('Mr: "We were the better team"', ('Mr: "We were the better team"',), ""),
     ],
 )
 def test_parse_asked_finds_speaker_marks_and_ellipses(pasted: str, pieces: tuple[str, ...], speaker: str) -> None:
     asked = parse_asked(pasted)
     assert asked.pieces == pieces
     assert asked.speaker == speaker
+
+
+@pytest.mark.parametrize(
+    ("asked", "real", "same"),
+    [
+        ("Blair", "Tony Blair", True),
+        ("Tony Blair", "Blair", True),
+        ("Tony Blair", "Gordon Brown", False),
+        ("a BBC spokesman", "a BBC spokesman", True),  # a description names nobody, but is the same
+        ("BBC spokesman", "a BBC spokesman", True),
+        ("Microsoft spokesman", "a spokesman for Google", False),
+        ("Rory O'Neill", "Rory", True),  # the article wrote "Rory O' Neill"
+        ("Marsh & McLennan", "Marsh", True),
+        ("Tony Blair", "Cherie Blair", False),
+    ],
+)
+def test_same_person_as_a_user_and_an_article_name_them(asked: str, real: str, same: bool) -> None:
+    assert same_person(asked, real) is same
 
 
 def test_words_ignore_case_marks_and_punctuation_but_not_apostrophes_or_numbers() -> None:

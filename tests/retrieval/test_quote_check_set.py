@@ -23,3 +23,12 @@ def test_the_set_has_every_kind_and_enough_items() -> None:
 def test_the_benchmark_skips_without_the_bbc_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(tmp_path / "no-such-folder")]) == 0
     assert "Skipped: no BBC news folder" in capsys.readouterr().out
+
+
+def test_the_blind_set_is_whole_and_apart_from_the_tuned_one() -> None:
+    blind = load_set("blind")
+    kinds = Counter(item["kind"] for item in blind)
+    assert len(blind) >= 400 and all(count >= 30 for count in kinds.values())
+    assert set(kinds) == {"verbatim", "partial", "ellipsis", "unattributed", "altered", "misattributed", "fabricated"}
+    # Written over articles the tuned set never used, so its first score measured unseen text.
+    assert not {item["article"] for item in blind} & {item["article"] for item in load_set("all")}
