@@ -175,9 +175,20 @@ _PRESENT_OPINION = (
     r"(?:thinks|feels|fears|hopes|wants|knows|expects|reckons|criticises|criticizes|accepts|denies|doubts"
     r"|blames|welcomes|wonders|worries|sees)\b"
 )
+# The end of a sentence (a full stop, "!" or "?" and a space): "he" looks back across them.
+_SENTENCE_END = re.compile(r"[.!?][\"”’]?\s+")
+# When something was said, between a name and its verb: "Mr Hilton on Tuesday said".
+_WHEN = (
+    r"(?:on\s+(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)(?:\s+(?:morning|afternoon|evening|night))?"
+    r"|yesterday|last\s+(?:week|month|year|night)|this\s+(?:week|month|year|morning|afternoon|evening))"
+)
 # Words of a job that may stand between a verb of saying and the name it makes the speaker
 # ("said chief executive officer John Woodward"); not "the" ("said the Special Advocates' concern").
 _JOB_WORD = re.compile(rf"(?:{ROLE_NOUNS}|{'|'.join(sorted(_TITLE_WORDS))}|vice|deputy|senior|managing|general|former)")
+# "Speaking to the Radio Times, the Two Ronnies star said": the outlet is no speaker.
+_SPOKEN_TO = re.compile(
+    r"\b(?:[Ss]peaking|[Tt]alking|[Ww]riting)\s+(?:to|in|on|for)\s+(?:the\s+)?(?:[A-Z][\w’'\-]*\s+){0,3}$"
+)
 # Inside a clause about someone else: "Paul Jones, who sang hits such as Come Tomorrow, said".
 _IN_RELATIVE_CLAUSE = re.compile(r",\s+(?:who|which|whose)\s+[^,.;:\"“”]*$")
 # "... said Charles was ...": a name right after a verb of speech and before a verb is what was said.
@@ -349,7 +360,7 @@ class People:
         Tomorrow, said"), or as the subject of what someone said ("... said Charles was one of
         his heroes")."""
         before = self.text[max(0, start - 110) : start]
-        if _IN_RELATIVE_CLAUSE.search(before):
+        if _IN_RELATIVE_CLAUSE.search(before) or _SPOKEN_TO.search(before):
             return True
         preposition = _AFTER_PREPOSITION.search(before)
         if preposition and previous is not None:
@@ -386,7 +397,15 @@ class People:
                 rf"\s*(?:(?:,[^,.]{{1,110}}){{1,2}},\s*|,\s*|{_AFFILIATION}"
                 # "Mr Kennedy, whose party opposes the plan as "deeply flawed" said": a relative
                 # clause the writer did not close with a comma.
-                rf"|,\s+(?:who|whose)\b[^,.;:]{{1,110}}?\s+(?=(?:{SPEECH_VERBS})\b))?"
+                rf"|,\s+(?:who|whose)\b[^,.;:]{{1,110}}?\s+(?=(?:{SPEECH_VERBS})\b)"
+                # "Peter Misselbrook, executive partner of Tods Murray said": an apposition the
+                # writer did not close, right before a verb of saying.
+                rf"|,\s+(?!(?:and|but|or|as|while|when|where|after|before|he|she|they|it|we|i|you)\b)[a-z][^,.;:\"“”]{{0,80}}?\s+(?=(?:{SPEECH_VERBS})\b)"
+                # "Mr Herron   who gained fame as …   said": a dash apposition (the corpus writes
+                # its dashes as three spaces).
+                rf"|\s{{3}}[^.;:]{{1,200}}?\s{{3}}(?=(?:{SPEECH_VERBS})\b))?"
+                # "Mr Hilton on Tuesday said": when it was said may stand between name and verb.
+                rf"(?:{_WHEN}\s+)?"
                 rf"(?:has |had |have |also |later |then |now |previously |recently |again |however )?"
                 rf"(?:{SPEECH_VERBS}|was|is|has|had|will|would|"
                 rf"could|can|\w+ed\b|{_IRREGULAR_PAST}|{_PRESENT_OPINION})",
@@ -416,7 +435,7 @@ class People:
         ]
         for index in range(len(recent) - 1, -1, -1):
             mention = recent[index]
-            if not mention.subject:
+            if not mention.subject or (wanted in ("he", "she") and self._sentence_of_pronoun(mention, wanted)):
                 continue
             if self.not_people.vetoes(mention.name):
                 for earlier in reversed(recent[:index]):
@@ -428,6 +447,25 @@ class People:
         # No one in subject position: the latest person named, unless only as an aside.
         named = [m for m in recent if not m.aside] or recent
         return named[-1] if named else None
+
+    def _sentence_of_pronoun(self, mention: Mention, pronoun: str) -> bool:
+        """Whether the mention's sentence belongs to someone called ``pronoun`` there: it opens
+        with them ("And he repeated what a great man Gordon was") or is their reported speech
+        ("And Tony Blair would be in the very front line, he said"). The pronoun then refers
+        further back, past this mention: to whoever that sentence's "he" is."""
+        floor = max(0, mention.start - 400)
+        head = self.text[floor : mention.start]
+        start = floor + max([m.end() for m in _SENTENCE_END.finditer(head)] + [head.rfind("\n") + 1])
+        tail = re.split(r"[.!?][\"”’]?\s|\n", self.text[mention.end : mention.end + 400], maxsplit=1)[0]
+        end = mention.end + len(tail)
+        sentence = self.text[start:end]
+        if re.search(r"[\"“”]", sentence):
+            return False  # a sentence with a quote is attributed by its own marks
+        opens = re.match(
+            rf"\s*(?:(?:And|But|So|Yet|Then|Now|Still|Instead|Later)\s+)?{pronoun}\s+[a-z]", sentence, re.IGNORECASE
+        )
+        reports = re.search(rf",\s+{pronoun}\s+(?:{SPEECH_VERBS})\b", sentence, re.IGNORECASE)
+        return bool(opens or reports)
 
     def resolve_reference(self, before: int, exclude: set[str], window: int = 1500) -> str:
         """The person a pronoun or description used at ``before`` most likely refers to.

@@ -657,3 +657,55 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
     tally = run_natural_attribution(expected, BBC)
     assert tally.checked >= 80
     assert tally.right / tally.checked >= 0.92, tally.errors
+
+
+@pytest.mark.parametrize(
+    ("text", "quote_start", "speaker"),
+    [
+        # When it was said may stand between the name and its verb.
+        (
+            "Rachel Moss lost her seat. The party named Owen Pryce instead. Ms Moss on Tuesday said she was "
+            'considering legal action. "There are people at head office behaving like little tyrants," she said.',
+            "There are people",
+            "Rachel Moss",
+        ),
+        # A sentence that opens with "he" is his, not the sentence subject named inside it ...
+        (
+            "Mr Harlow arrived late and in a temper. And he repeated how loyal a colleague Simon was and how "
+            'united they were. In the next breath he declared: "I get alarmed by what I read."',
+            "I get alarmed",
+            "Harlow",
+        ),
+        # ... and so is a sentence of what he said ("…, he said"), whoever it names.
+        (
+            "Mr Dowell explained the new campaign to reporters. And Peter Vance would lead that campaign, he said. "
+            '"He will be out of London more than in it," he promised.',
+            "He will be out",
+            "Dowell",
+        ),
+        # An apposition the writer did not close before "said" leaves the name the subject.
+        (
+            "Ken Howe announced his retirement. Peter Marsh, executive partner of Tods Lane said Mr Howe had "
+            'been thinking of it for a year. He added: "We fully understand his reasons."',
+            "We fully understand",
+            "Peter Marsh",
+        ),
+        # The corpus writes a dash as three spaces: a dash apposition too.
+        (
+            "Mayor Ray Fenwick made his case; Neil Garrow runs the No campaign. But Mr Garrow   who campaigns "
+            "against the plan   said he was not "
+            'convinced by Mr Fenwick\'s arguments. "It is not going to deliver," he said.',
+            "It is not going",
+            "Neil Garrow",
+        ),
+        # An outlet spoken to is nobody's voice, nor someone the speaker speaks of ("Of Hepburn, she said").
+        (
+            "Ronnie Platt attacked television standards. Speaking to the Radio Times, the comedy star said "
+            'there was too much bad language. "You get fed up watching shows with no care," he complained.',
+            "You get fed up",
+            "Ronnie Platt",
+        ),
+    ],
+)
+def test_round_19_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
+    assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
