@@ -101,13 +101,7 @@ class Calibration:
     @classmethod
     def load(cls, folder: Path) -> Calibration:
         meta = json.loads((folder / "reader.json").read_text())
-        blends = {
-            # null: the rules' order (JSON has no infinity)
-            kind: Blend(
-                math.inf if value["rules_weight"] is None else float(value["rules_weight"]), float(value["threshold"])
-            )
-            for kind, value in meta.get("blends", {}).items()
-        }
+        blends = {kind: Blend.from_json(value) for kind, value in meta.get("blends", {}).items()}
         return cls(
             float(meta["platt_a"]), float(meta["platt_b"]), float(meta["threshold"]), int(meta["max_length"]), blends
         )
