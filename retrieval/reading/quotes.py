@@ -315,8 +315,10 @@ class _Attributor:
                 return speaker, "after", start + quoted.start("chunk")
         for pattern in (_AFTER_VERB_CHUNK, _AFTER_CHUNK_VERB):
             match = pattern.match(after)
-            if not match or re.match(r"[^.;,]{0,60}:", after[match.end() :]):
-                continue  # `NAO head Sir John Bourn said: "…` introduces the next quote
+            if not match or re.match(r"[^.;,]{0,60}:\s*(?:[\"“]|$)", after[match.end() :]):
+                # `NAO head Sir John Bourn said: "…` introduces the next quote (a colon before
+                # a title, "author of the Analysys report: Pushing Beyond …", does not).
+                continue
             # `"A," said Joaquin Almunia, "but B."`: the comma before the quote goes on is no part of it.
             chunk = match.group("chunk").strip().rstrip(",")
             parts = re.split(r",\s+", chunk)

@@ -664,14 +664,14 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
     [
         # When it was said may stand between the name and its verb.
         (
-            "Rachel Moss lost her seat. The party named Owen Pryce instead. Ms Moss on Tuesday said she was "
+            "Rachel Moss lost her seat. Owen Pryce was chosen instead. Ms Moss on Tuesday said she was "
             'considering legal action. "There are people at head office behaving like little tyrants," she said.',
             "There are people",
             "Rachel Moss",
         ),
         # A sentence that opens with "he" is his, not the sentence subject named inside it ...
         (
-            "Mr Harlow arrived late and in a temper. And he repeated how loyal a colleague Simon was and how "
+            "Mr Harlow arrived late and in a temper. And he repeated how loyal a colleague Simon Greer was and how "
             'united they were. In the next breath he declared: "I get alarmed by what I read."',
             "I get alarmed",
             "Harlow",
@@ -698,7 +698,15 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "It is not going",
             "Neil Garrow",
         ),
-        # An outlet spoken to is nobody's voice, nor someone the speaker speaks of ("Of Hepburn, she said").
+        # A colon before a title after the speaker does not open another quote.
+        (
+            '"Practical speeds will be lower than this," said Dr Anne Brady, author of the report: Beyond 3G. '
+            "Operators are testing it.",
+            "Practical speeds",
+            "Anne Brady",
+        ),
+        # An outlet spoken to is nobody's voice (with the apposition rule above, "Radio Times, the
+        # comedy star said" would make it the subject).
         (
             "Ronnie Platt attacked television standards. Speaking to the Radio Times, the comedy star said "
             'there was too much bad language. "You get fed up watching shows with no care," he complained.',
