@@ -72,7 +72,8 @@ def named_before(library: Corpus, article: Article, start: int, speaker: str) ->
     found = paragraphs(text)
     index = next((i for i, p in enumerate(found) if p.start <= start <= p.end), 0)
     before = text[found[max(0, index - NAMED_NEARBY)].start : start] if found else text[:start]
-    window = [w.norm for w in words_of(before)]
+    # "Mr Crosby's statement said:" names him too.
+    window = [re.sub(r"'s$", "", w.norm) for w in words_of(before)]
     if surname[0] not in window:
         return False
     last = len(window) - 1 - window[::-1].index(surname[0])
@@ -87,10 +88,14 @@ def named_before(library: Corpus, article: Article, start: int, speaker: str) ->
         return False
     # `Fans outside the ground called it "…"`: the quote's own sentence names who said it, and
     # it is not the person asked about (else the quote would have been attributed to them).
-    sentence = re.split(r"[.!?]\s+", before)[-1]
+    # (`It added: "…"` names nobody new: "it" is the statement or the person named before.)
+    sentence = re.split(r"[.!?][\"”’]?\s+", before)[-1]
+    if _PRONOUN_SAYING.fullmatch(re.split(r"[\"“]", sentence, maxsplit=1)[0].strip()):
+        return True
     return not (_SAYING.search(sentence) and surname[0] not in {w.norm for w in words_of(sentence)})
 
 
+_PRONOUN_SAYING = re.compile(rf"(?:It|He|She|They)\s+(?:also\s+)?(?:{SPEECH_VERBS})\s*:?")
 _SAYING = re.compile(rf"\b(?:{SPEECH_VERBS}|called|calls|described|describes|dubbed|branded|saying)\b")
 _HONORIFIC_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "prof", "professor"})
 

@@ -315,6 +315,21 @@ def test_words_attributed_to_nobody_are_checked_against_who_is_named_before_them
     named = check_quote(verify_library, "We never gave up on the title", "Lena Park")
     assert named.verdict == "verbatim" and named.named_nearby
     assert check_quote(verify_library, "We never gave up on the title", "Jose Mourinho").verdict == "misattributed"
+    # "Mr Ruiz's statement said: "…" It added: "…"": "it" is his statement, and it names nobody new.
+    statement = tmp_path / "statement.md"
+    statement.write_text(
+        "---\ntitle: Campaign chief hits back\n---\nMr Howard hired Dan Ruiz as his campaign chief in May. "
+        "Mr Ruiz's statement said: \u201cOur party has been setting the agenda all week.\u201d "
+        "It added: \u201cOur rivals will do all they can to change the subject from the cost of living.\u201d\n",
+        encoding="utf-8",
+    )
+    verify_library.ingest([statement])
+    added = check_quote(verify_library, "do all they can to change the subject from the cost of living", "Ruiz")
+    assert added.verdict == "verbatim", added.note
+    asked_of_howard = check_quote(
+        verify_library, "do all they can to change the subject from the cost of living", "Howard"
+    )
+    assert asked_of_howard.verdict == "misattributed"
 
 
 def test_a_quote_pasted_without_its_attribution_in_the_middle_is_verbatim(verify_library: Library) -> None:
