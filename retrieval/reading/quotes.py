@@ -34,9 +34,17 @@ _DEMONYMS = (
     r"Zealander|American|Briton|Scot|Scotsman|Englishman|Welshman|Irishman|Frenchman|Frenchwoman|Dutchman"
     r"|Australian|Canadian|Spaniard|Italian|German|Swede|Norwegian|Dane|Russian|Brazilian|Argentine|Texan"
 )
+# Sport reports name a manager or player by nationality alone ("the Portuguese replied:"). Only
+# as "the <nationality>": "A senior Swiss finance official" is the official, not "A senior Swiss".
+_BARE_DEMONYMS = (
+    r"Portuguese|Belgian|Swiss|Austrian|Croat|Serb|Czech|Pole|Greek|Turk|Finn|Ukrainian|Romanian|Nigerian"
+    r"|Ghanaian|Cameroonian|Senegalese|Ivorian|Argentinian|Uruguayan|Chilean|Colombian|Mexican|Jamaican"
+    r"|Kenyan|Ethiopian|Japanese|Kiwi|Ulsterman|Yorkshireman|Geordie"
+)
 _DESCRIPTION = (
-    rf"(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS}|{_DEMONYMS})"
+    rf"(?:(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS}|{_DEMONYMS})"
     rf"(?:\s+(?:for|of|at)\s+(?:the\s+)?[\w’'\-]+(?:\s+[A-Z][\w’'\-]+){{0,3}})?"
+    rf"|\b[Tt]he\s+(?:{_BARE_DEMONYMS})\b)"
 )
 _SPEAKER = rf"(?P<speaker>{_DESCRIPTION}|{NAME}|{_PRONOUN})"
 _VERB = rf"(?:(?:has|had|have|also|later|then|simply|previously|once|[a-z]+ly)\s+)?(?:{SPEECH_VERBS})"
@@ -501,7 +509,10 @@ class _Attributor:
 
 
 def _is_description(written: str) -> bool:
-    return bool(re.fullmatch(_DESCRIPTION, written)) and not re.fullmatch(NAME, written)
+    # "The Portuguese" is capitalised like a name, but no name starts with "The".
+    return bool(re.fullmatch(_DESCRIPTION, written)) and (
+        not re.fullmatch(NAME, written) or bool(re.match(r"(?:The|A|An)\s", written))
+    )
 
 
 def extract_quotes(text: str, paragraphs: list[Paragraph], min_words: int = 2) -> list[FoundQuote]:

@@ -705,6 +705,19 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "Practical speeds",
             "Anne Brady",
         ),
+        # A manager named by nationality alone, as sport reports do; at the start of a sentence too.
+        (
+            "Chelsea manager Jose Mourinho was furious. Asked about the referee, the Portuguese replied: "
+            '"I have nothing to say about him." The Portuguese said: "We move on."',
+            "We move on",
+            "Jose Mourinho",
+        ),
+        # ... but a nationality inside a longer description is no head of it.
+        (
+            'Markets steadied. A senior Swiss finance official told Reuters "we have no plans to change anything".',
+            "we have no plans",
+            "A senior Swiss finance official",
+        ),
         # An outlet spoken to is nobody's voice (with the apposition rule above, "Radio Times, the
         # comedy star said" would make it the subject).
         (
