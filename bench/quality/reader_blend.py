@@ -132,7 +132,9 @@ def with_floor(row: dict[str, Any], threshold: float) -> bool:
 def fit(by_weight: dict[float, list[dict[str, Any]]]) -> dict[str, tuple[float, float, int]]:
     """Per kind: the (weight, threshold) with the most right answers, and that count."""
     fitted = {}
-    for kind in ("speaker", "who_said", "fact"):  # reader.BLEND_KINDS
+    from retrieval.answering.reader import BLEND_KINDS
+
+    for kind in BLEND_KINDS:
         options = []
         for weight, rows in by_weight.items():
             mine = [row for row in rows if row["path"] == kind]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from retrieval.features.quote_text import words_of
+from retrieval.features.quote_text import HONORIFIC_WORDS, words_of
 from retrieval.models import Article, Quote
 from retrieval.ports import Corpus
 from retrieval.reading.people import SPEECH_VERBS, strip_honorific
@@ -97,12 +97,11 @@ def named_before(library: Corpus, article: Article, start: int, speaker: str) ->
 
 _PRONOUN_SAYING = re.compile(rf"(?:It|He|She|They)\s+(?:also\s+)?(?:{SPEECH_VERBS})\s*:?")
 _SAYING = re.compile(rf"\b(?:{SPEECH_VERBS}|called|calls|described|describes|dubbed|branded|saying)\b")
-_HONORIFIC_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "prof", "professor"})
 
 
 def name_words(name: str) -> list[str]:
     bare = re.sub(r"['’]s$", "", strip_honorific(name.strip()))
-    return [w.norm for w in words_of(bare) if w.norm not in _HONORIFIC_WORDS]
+    return [w.norm for w in words_of(bare) if w.norm not in HONORIFIC_WORDS]
 
 
 def same_person(asked: str, real: str) -> bool:

@@ -33,7 +33,8 @@ _NAME = rf"(?P<name>{_NAME_BODY})"
 _NOT_NAMES = frozenset(
     "i he she it we they you this that there here but and so yes no the a an mr mrs ms dr note update".split()
 )
-_TITLES = frozenset("mr mrs ms miss dr sir dame lord lady prof professor".split())
+# Titles written before a name ("Mr Hosford", "Dr Brydon"), lower case.
+HONORIFIC_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "prof", "professor"})
 _SAID = r"(?:said|says|told|added|wrote|tweeted|declared|insisted|warned|claimed)"
 # "Mourinho: '…'", "Mourinho said: “…”", "José Mourinho, “…”".
 _SPEAKER_FIRST = re.compile(rf"^{_NAME}(?:\s+{_SAID}(?:\s+\w+){{0,2}})?\s*[:,]\s*(?P<quote>[{_OPENERS}].*)$", re.S)
@@ -110,7 +111,7 @@ def _strip_marks(text: str) -> str:
 def _a_name(name: str) -> bool:
     words = name.split()
     # "- Mr Hosford", "Dr Brydon: …": a title before a name is part of it; a title alone is no name.
-    while len(words) > 1 and words[0].lower().strip(".") in _TITLES:
+    while len(words) > 1 and words[0].lower().strip(".") in HONORIFIC_WORDS:
         words = words[1:]
     return bool(words) and words[0].lower().strip(".") not in _NOT_NAMES and len(name) <= 60
 

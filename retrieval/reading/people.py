@@ -456,7 +456,7 @@ class People:
         floor = max(0, mention.start - 400)
         head = self.text[floor : mention.start]
         start = floor + max([m.end() for m in _SENTENCE_END.finditer(head)] + [head.rfind("\n") + 1])
-        tail = re.split(r"[.!?][\"”’]?\s|\n", self.text[mention.end : mention.end + 400], maxsplit=1)[0]
+        tail = _SENTENCE_END.split(self.text[mention.end : mention.end + 400], maxsplit=1)[0].split("\n", 1)[0]
         end = mention.end + len(tail)
         sentence = self.text[start:end]
         if re.search(r"[\"“”]", sentence):
