@@ -45,18 +45,32 @@ def load_pairs(path: Path) -> list[dict[str, object]]:
     return rows
 
 
+def _log_loss(a: float, b: float, logits: np.ndarray, labels: np.ndarray) -> float:
+    z = a * logits + b
+    return float(np.mean(np.logaddexp(0.0, z) - labels * z))
+
+
 def platt(logits: np.ndarray, labels: np.ndarray, steps: int = 200) -> tuple[float, float]:
-    """Logistic regression of the labels on the logits (Newton's method): ``a``, ``b``."""
+    """Logistic regression of the labels on the logits (Newton's method): ``a``, ``b``.
+
+    Each step is halved until the log-loss falls: a plain Newton step from (1, 0) overshot to
+    ``a`` ~ 1e9 on a model whose logits reach +-10 (the topic reader's first 6-layer run)."""
     a, b = 1.0, 0.0
     x = np.stack([logits, np.ones_like(logits)], axis=1)
+    loss = _log_loss(a, b, logits, labels)
     for _ in range(steps):
         p = 1 / (1 + np.exp(-(a * logits + b)))
         gradient = x.T @ (p - labels)
         hessian = x.T @ (x * (p * (1 - p))[:, None]) + 1e-6 * np.eye(2)
         step = np.linalg.solve(hessian, gradient)
-        a, b = a - step[0], b - step[1]
-        if np.abs(step).max() < 1e-8:
+        scale = 1.0
+        while scale > 1e-6 and _log_loss(a - scale * step[0], b - scale * step[1], logits, labels) > loss:
+            scale /= 2
+        a, b = a - scale * step[0], b - scale * step[1]
+        new_loss = _log_loss(a, b, logits, labels)
+        if loss - new_loss < 1e-12:
             break
+        loss = new_loss
     return float(a), float(b)
 
 

@@ -38,13 +38,15 @@ class ReaderSettingError(ValueError):
     """``BYLINE_READER`` holds something other than on or off."""
 
 
-def reader_mode(environ: Mapping[str, str] | None = None) -> str:
-    """``on`` or ``off``, from ``BYLINE_READER`` (the default when unset or empty)."""
+def reader_mode(
+    environ: Mapping[str, str] | None = None, variable: str = READER_VARIABLE, default: str = DEFAULT_MODE
+) -> str:
+    """``on`` or ``off``, from ``variable`` (``BYLINE_READER``; ``default`` when unset or empty)."""
     environ = os.environ if environ is None else environ
-    raw = environ.get(READER_VARIABLE, "")
-    mode = raw.strip().lower() or DEFAULT_MODE
+    raw = environ.get(variable, "")
+    mode = raw.strip().lower() or default
     if mode not in READER_MODES:
-        raise ReaderSettingError(f"{READER_VARIABLE} must be on or off, not {raw!r}.")
+        raise ReaderSettingError(f"{variable} must be on or off, not {raw!r}.")
     return mode
 
 
@@ -132,6 +134,10 @@ class Reader:
 
     def probabilities(self, question: str, candidates: Sequence[str]) -> np.ndarray:
         """The calibrated probability that each candidate answers the question (one batch)."""
+        return np.asarray(1.0 / (1.0 + np.exp(-self.calibrated_logits(question, candidates))))
+
+    def calibrated_logits(self, question: str, candidates: Sequence[str]) -> np.ndarray:
+        """``a * logit + b`` for each candidate: the log-odds that it answers the question."""
         if not candidates:
             return np.zeros(0)
         pairs = [(question, text) for text in candidates]
@@ -140,8 +146,7 @@ class Reader:
                 pairs, batch_size=len(pairs), activation_fn=self._identity, show_progress_bar=False
             )
         logits = np.asarray(logits, dtype=np.float64).reshape(-1)
-        c = self.calibration
-        return np.asarray(1.0 / (1.0 + np.exp(-(c.a * logits + c.b))))
+        return np.asarray(self.calibration.a * logits + self.calibration.b)
 
 
 _shared: Reader | None = None

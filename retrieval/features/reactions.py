@@ -77,7 +77,7 @@ def reactions(
     candidates = list(dict.fromkeys(hit.passage.article_id for hit in hits))
     if not candidates:
         return found
-    matcher = TopicMatcher(library, topic)
+    matcher = TopicMatcher(library, topic, one_person=False)
     ranges = library.store.article_quote_ranges(candidates)
     scores = matcher.score_ranges(ranges)
     relevance = {int(row[4]): score.article for row, score in zip(ranges.tolist(), scores, strict=True)}

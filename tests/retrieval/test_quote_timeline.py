@@ -7,8 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from bot.cli.main import main
 from bot.cli.quotes import safe_cell
 from retrieval.features.quote_pages import timeline_page
 from retrieval.features.quote_timeline import speaker_timeline
+from retrieval.features.quote_topics import RULE, TopicMatcher
 from retrieval.features.reactions import reactions
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
@@ -73,6 +76,26 @@ def test_a_topic_keeps_only_the_speakers_quotes_on_it_newest_first(quote_library
         assert article is not None and article.text[item.quote.start : item.quote.end] == item.quote.text
     # Guardiola's words about the referee are not Mourinho's.
     assert not any("excellent afternoon" in t for t in texts(timeline.quotes))
+
+
+def test_a_quote_far_below_the_persons_best_on_the_topic_is_left_out(quote_library: Library) -> None:
+    # A person's words on a topic stand out from their other words in the same stories: each
+    # quote is judged against the best of that person's quotes too (TopicRule.margin).
+    timeline = speaker_timeline(quote_library, "Mourinho", "referees", group=False)
+    ranges = quote_library.store.speaker_quote_ranges(timeline.speakers)
+    scores = TopicMatcher(quote_library, "referees").score_ranges(ranges)
+    best = max(s.score for s in scores)
+    assert min(s.below_best for s in scores) == 0.0
+    for score in scores:
+        assert score.below_best == pytest.approx(best - score.score)
+    on_topic = {s.score for s in scores if s.on_topic()}
+    assert len(on_topic) == len(REFEREE_QUOTES)
+    # With no margin only the best quote is left; with an endless one, the threshold alone decides.
+    assert sum(s.on_topic(replace(RULE, margin=0.0)) for s in scores) == 1
+    assert {s.score for s in scores if s.on_topic(replace(RULE, margin=math.inf))} >= on_topic
+    # A roundup of many people's quotes is not judged against one best.
+    together = TopicMatcher(quote_library, "referees", one_person=False).score_ranges(ranges)
+    assert {s.below_best for s in together} == {0.0}
 
 
 def test_without_a_topic_every_quote_and_name_variants_find_the_same_person(quote_library: Library) -> None:
