@@ -33,7 +33,7 @@ from bench.quality.eval_quote_timeline import load_pairs, matches, open_library
 from bench.reader.topic_pairs import LABELS, split_of
 from retrieval.answering.reader import Reader
 from retrieval.features.quote_timeline import speaker_timeline
-from retrieval.features.quote_topics import TopicMatcher
+from retrieval.features.quote_topics import RULE, TopicMatcher
 from retrieval.library import Library
 
 # (the (speaker, topic) it was scored for, rule score, reader logit, labelled on topic): one quote
@@ -103,7 +103,9 @@ def fit_and_score(by_folder: dict[str, list[Scored]], fit_names: list[str]) -> i
             best = max(((timeline_figures(fit, weight, t, margin), t) for t in values), key=lambda r: r[0][2])
             results.append((best[0], weight, margin, best[1]))
     results.sort(key=lambda r: -r[0][2])
-    for (recall, precision, f), weight, margin, threshold in results[:15]:
+    shipped = [(timeline_figures(fit, 0.0, RULE.threshold, m), 0.0, m, RULE.threshold) for m in (math.inf, RULE.margin)]
+    print("the rule without and with its margin (shipped), then the best settings by F1 on the fitting quotes:")
+    for (recall, precision, f), weight, margin, threshold in shipped + results[:15]:
         others = "; ".join(
             "R {:.3f} P {:.3f}".format(*timeline_figures(groups, weight, threshold, margin)[:2])
             for groups in rest.values()
