@@ -5,7 +5,7 @@ trained topic reader beside them.
         --timelines quote_timeline quote_timeline_blind [--labels] [--library /tmp/byline-tl]
 
 ``--model`` is a cross-encoder trained by ``bench/reader/train_reader.py`` on
-``bench/reader/topic_pairs.py``'s pairs (the blind topic labels of ``bench/data/topics``). Each
+``bench/quality/topic_pairs.py``'s pairs (the blind topic labels of ``bench/data/topics``). Each
 (speaker, topic) of every timeline set (``bench/data/quote_timeline*``) is scored as the
 timeline scores it: every stored quote of the person, with ``quote_topics.TopicMatcher``'s rule
 score and the reader's calibrated log-odds on ``topic_candidate``. For each reader weight ``w``
@@ -30,7 +30,7 @@ import numpy as np
 
 from bench.paths import DATA, PROJECT
 from bench.quality.eval_quote_timeline import load_pairs, matches, open_library
-from bench.reader.topic_pairs import LABELS, split_of
+from bench.quality.topic_pairs import LABELS, split_of
 from retrieval.answering.reader import Reader
 from retrieval.features.quote_timeline import speaker_timeline
 from retrieval.features.quote_topics import RULE, TopicMatcher

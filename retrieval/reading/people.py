@@ -190,7 +190,12 @@ _SPOKEN_TO = re.compile(
     r"\b(?:[Ss]peaking|[Tt]alking|[Ww]riting)\s+(?:to|in|on|for)\s+(?:the\s+)?(?:[A-Z][\w’'\-]*\s+){0,3}$"
 )
 # Inside a clause about someone else: "Paul Jones, who sang hits such as Come Tomorrow, said".
-_IN_RELATIVE_CLAUSE = re.compile(r",\s+(?:who|which|whose)\s+[^,.;:\"“”]*$")
+IN_RELATIVE_CLAUSE = re.compile(
+    r",\s+(?:who|which|whose)\s+(?:[^,.;:\"“”]*"
+    # "The actor, whose films include Schindler's List, Michael Collins and Star Wars: The Phantom
+    # Menace, said": a clause that lists things may hold commas and a title's colon.
+    r"|[^,.;:\"“”]*\b(?:include|includes|included|including|such as)\b[^.;\"“”]*)$"
+)
 # "... said Charles was ...": a name right after a verb of speech and before a verb is what was said.
 _REPORT_VERB_BEFORE = re.compile(rf"\b(?:{SPEECH_VERBS})\s+(?:that\s+)?$")
 # "He told BBC Radio 4's Today programme that Mr Clarke had been …": the one spoken to may
@@ -199,9 +204,17 @@ _INSIDE_THAT_CLAUSE = re.compile(rf"\b(?:{SPEECH_VERBS})\s+(?:[^.!?;:\"“”]{{
 # A name inside a subordinate clause ("Mr Clarke said he had supported the plans when Mr Blunkett
 # argued for them") is not who the sentence is about.
 _SUBORDINATE_BEFORE = re.compile(
-    r"\b(?:when|while|after|before|because|since|although|though|until|unless|whereas)\s+$"
+    r"(?:\b(?:when|while|after|before|because|since|although|though|until|unless|whereas)"
+    # "Peter Zombic said he did not feel the situation was as "dramatic" as Mr Renner believed"
+    # (a comparison; "His comments came as President Bush said" is a new subject).
+    r"|\bas\s[^.!?]{1,40}\bas|\bthan)\s+$"
 )
 _SPEECH_VERB = re.compile(rf"\b(?:{SPEECH_VERBS})\b")
+# A name that is the whole of a phrase in quote marks ("the Next Big Thing") is a label.
+_QUOTED_LABEL_BEFORE = re.compile(r"[\"“](?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
+_CLOSING_MARK = re.compile(r"[\"”]")
+# "The" with a capital inside a sentence starts a title ("The Incredibles"), not a person's name.
+_INSIDE_SENTENCE = re.compile(r"[^.!?\"“”\s]\s*$")
 _FINITE_AFTER = re.compile(r"\s+(?:was|is|were|are|had|has|have|would|will|could|should|must|might)\b")
 
 
@@ -323,6 +336,13 @@ class People:
                 firsts.setdefault(full.split()[0], []).append(full)
         found: list[Mention] = []
         for match in _NAME_RE.finditer(self.text):
+            label_start = max(0, match.start() - 5)
+            if _QUOTED_LABEL_BEFORE.search(self.text, label_start, match.start()) and _CLOSING_MARK.match(
+                self.text, match.end()
+            ):
+                continue  # "make podcasting "the Next Big Thing"": a phrase in quote marks, nobody
+            if match.group(0).startswith("The ") and _INSIDE_SENTENCE.search(self.text, max(0, match.start() - 5), match.start()):
+                continue  # "a podcast called The Daily Source Code", "Star Wars: The Phantom Menace"
             written = match.group(0)
             bare = _without_possessive(strip_honorific(written))
             name = ""
@@ -360,7 +380,7 @@ class People:
         Tomorrow, said"), or as the subject of what someone said ("... said Charles was one of
         his heroes")."""
         before = self.text[max(0, start - 110) : start]
-        if _IN_RELATIVE_CLAUSE.search(before) or _SPOKEN_TO.search(before):
+        if IN_RELATIVE_CLAUSE.search(before) or _SPOKEN_TO.search(before):
             return True
         preposition = _AFTER_PREPOSITION.search(before)
         if preposition and previous is not None:

@@ -14,7 +14,15 @@ from dataclasses import dataclass, replace
 
 from retrieval.models import Paragraph
 from retrieval.reading.entities import not_people
-from retrieval.reading.people import NAME, NOT_PERSON_WORDS, ROLE_NOUNS, SPEECH_VERBS, People, is_title_word
+from retrieval.reading.people import (
+    IN_RELATIVE_CLAUSE,
+    NAME,
+    NOT_PERSON_WORDS,
+    ROLE_NOUNS,
+    SPEECH_VERBS,
+    People,
+    is_title_word,
+)
 from retrieval.reading.text import STOPWORDS
 
 # "the company said": an organisation, never resolved to a person.
@@ -24,7 +32,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 18
+RULES_VERSION = 19
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -256,6 +264,8 @@ class _Attributor:
         # speaker right after it ("But a spokesman added:").
         for word in re.finditer(r"\b\w", before):
             match = _BEFORE.match(before, word.start())
+            if match and IN_RELATIVE_CLAUSE.search(before, 0, match.start("speaker")):
+                continue  # "The actor, whose films include … Star Wars: The Phantom Menace, said:"
             if match and self._plausible(match.group("speaker")):
                 # `Colin Asplin, Blackpool Hotel Association said: "`: the organisation is the
                 # person's, whose name comes before the apposition the writer did not close.
@@ -374,6 +384,8 @@ class _Attributor:
         """Reject a capitalised ordinary word ("Earlier", "The") taken for a name."""
         if re.fullmatch(_PRONOUN, written):
             return True
+        if re.fullmatch(r"(?:(?:The|A|An)\s+)?[A-Z][\w’']*-[a-z][\w\-]*", written.strip()):
+            return False  # "The Oscar-nominated actor … said": an adjective ("Ballymena-born")
         if " " in written.strip():
             return True
         if is_title_word(written.strip()):

@@ -1,6 +1,6 @@
 """Labelled (topic, quote) pairs for the timeline's topic reader, from ``bench/data/topics``.
 
-    .venv/bin/python -m bench.reader.topic_pairs --library /tmp/byline-tl --out /tmp/byline-topics/pairs.jsonl
+    .venv/bin/python -m bench.quality.topic_pairs --library /tmp/byline-tl --out /tmp/byline-topics/pairs.jsonl
 
 ``bench/data/topics/labels.jsonl`` holds 12,123 (topic, quote, on topic?) rows written blind
 (its header says how). Each labelled quote is found again among the stored quotes of its
