@@ -341,7 +341,9 @@ class People:
                 self.text, match.end()
             ):
                 continue  # "make podcasting "the Next Big Thing"": a phrase in quote marks, nobody
-            if match.group(0).startswith("The ") and _INSIDE_SENTENCE.search(self.text, max(0, match.start() - 5), match.start()):
+            if match.group(0).startswith("The ") and _INSIDE_SENTENCE.search(
+                self.text, max(0, match.start() - 5), match.start()
+            ):
                 continue  # "a podcast called The Daily Source Code", "Star Wars: The Phantom Menace"
             written = match.group(0)
             bare = _without_possessive(strip_honorific(written))
