@@ -127,6 +127,11 @@ _WORD_SURNAMES = frozenset({"may", "read"})
 # Between a name and its verb: nothing but an auxiliary or an adverb ("Mr Bez has described").
 _JUST_BEFORE_VERB = re.compile(r"\s+(?:(?:has|had|have|also|once|\w+ly)\s+)?")
 _PASSIVE_BEFORE = re.compile(r"\b(?:was|were|is|are|been|being)\s+(?:\w+ly\s+)?$")
+# A verb of saying whose subject is a thing named just before it, not the sentence's subject:
+# "a report which branded", "in a move branded".
+_SAYING_OF_ANOTHER = re.compile(
+    r"(?:\b(?:which|that)\s+\w+|\b(?:a|an|the)\s+[a-z][\w\-]*\s+(?:branded|dubbed|labelled|described|called|hailed))$"
+)
 
 # The person a newspaper or agency reports: `"…," the Interfax news agency quoted Mr
 # Khodorkovsky as saying`, `"…," Arab News quoted Prince Saud as saying`.
@@ -297,6 +302,11 @@ class _Attributor:
         sentence = self.text[start:end]
         match = _REPORTED.match(sentence)
         if not match:
+            return None
+        later = list(_SAYING.finditer(sentence, match.end()))
+        if later and _SAYING_OF_ANOTHER.search(sentence, 0, later[-1].end()):
+            # "Tessa Jowell has announced plans …, in a move branded a "…"", "… in the wake of a
+            # report which branded the law as "…"": the words are whoever branded, not the subject's.
             return None
         apposition = (match.group("apposition") or "").strip()
         # `But the chairman of Migration Watch UK, Sir Andrew Green, said`: a name in the apposition
@@ -501,6 +511,8 @@ class _Attributor:
         saying = _SAYING.search(self.text[start : segment.open_mark])
         if not saying or _PASSIVE_BEFORE.search(self.text[start : start + saying.start()]):
             return ""  # "Im was hailed for his "…"": the words are someone else's about him
+        if _SAYING_OF_ANOTHER.search(self.text, start, start + saying.end()):
+            return ""  # "… in a move branded a "…"": the words are whoever branded, not the subject's
         unnamed = _UNNAMED_AT_START.match(self.text, start)
         if unnamed and unnamed.end() <= segment.open_mark:
             return unnamed.group("who")

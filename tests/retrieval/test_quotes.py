@@ -733,6 +733,26 @@ def test_round_19_attribution_patterns(text: str, quote_start: str, speaker: str
 
 
 @pytest.mark.parametrize(
+    ("text", "quote_start"),
+    [
+        # Words a thing "branded" (a move, a report) are not the sentence's subject's.
+        (
+            "Jan Ortiz has announced plans to cap the number of new stadiums at 12, in a move branded a "
+            '"sorry retreat".',
+            "sorry retreat",
+        ),
+        (
+            "The minister confirmed the review would start in the wake of a Law Society report which branded the "
+            'current rules as "a shambles".',
+            "a shambles",
+        ),
+    ],
+)
+def test_words_a_thing_branded_are_not_the_subjects(text: str, quote_start: str) -> None:
+    assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == ""
+
+
+@pytest.mark.parametrize(
     ("text", "quote_start", "speakers"),
     [
         # A name in a comparison ("as … as Mr Stoll believed") is not who the next "he" is.
