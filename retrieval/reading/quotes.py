@@ -114,6 +114,12 @@ _UNNAMED = (
     rf"(?:,[^,]{{1,100}},)?\s+(?:\w+\s+)?(?:{SPEECH_VERBS})\b"
 )
 _UNNAMED_AT_START = re.compile(_UNNAMED)
+# An unnamed person as a sentence's subject ("One leading Karachi broker said", "However, one
+# dealer, who asked not to be named, told Reuters").
+_UNNAMED_ROLE_SUBJECT = re.compile(
+    r"(?:^|[.!?][\"”]?\s+|\n)(?:(?:However|But|And|Meanwhile),?\s+)?(?:A|An|One|one|a|an)\s+(?:[\w’'\-]+\s+){0,3}?"
+    r"(?:dealer|broker|trader|analyst|economist|banker|source|insider|official|executive|spokesman|spokeswoman)\b"
+)
 _UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
 # A partial quote whose sentence is about a person saying it in other words:
 # `Mr Marchionne is confident ..., saying ... GM's argument "has no legs"`.
@@ -579,7 +585,10 @@ def extract_quotes(text: str, paragraphs: list[Paragraph], min_words: int = 2) -
             boundary = re.compile(r"[.!?][\"”]?\s").search(text, previous_end, first.open_mark)
             clause_end = boundary.end() if boundary else previous_end
             others = attributor.people.subjects_in(clause_end, first.open_mark) - {previous_speaker}
-            if not others:
+            # "However, one dealer, who asked not to be named, told Reuters …": an unnamed speaker
+            # became the subject, so the named one does not go on.
+            unnamed = _UNNAMED_ROLE_SUBJECT.search(text[clause_end : first.open_mark])
+            if not others and not unnamed:
                 speaker = previous_speaker
         if not explicit and not speaker and starts:
             speaker = attributor.subject_before(first)

@@ -732,6 +732,15 @@ def test_round_19_attribution_patterns(text: str, quote_start: str, speaker: str
     assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
 
 
+def test_an_unnamed_speaker_between_stops_a_named_one_going_on() -> None:
+    text = (
+        'Stocks rose 4%. "I am not surprised at all," says Mr Rahim. One leading Lahore broker said the '
+        'reasons may be political. "If you chase money out, it comes home."'
+    )
+    assert speaker_of(quotes_of(f"Headline\n\n{text}"), "I am not surprised") == "Rahim"
+    assert speaker_of(quotes_of(f"Headline\n\n{text}"), "If you chase") == ""
+
+
 @pytest.mark.parametrize(
     ("text", "quote_start"),
     [
