@@ -17,8 +17,9 @@ things, each measured on the labelled timeline set (``bench/data/quote_timeline`
 and ``paragraph``: the best cosine of the paragraph holding the quote (an article about two
 things, maternity pay and "career sexism", is told apart paragraph by paragraph).
 
-A quote is on the topic when ``score >= TopicRule.threshold``; the weights and the threshold are
-in ``TopicRule`` with what they scored.
+A quote is on the topic when ``score >= TopicRule.threshold`` and, in a person's timeline, its
+score is within ``TopicRule.margin`` of the best of that person's quotes on the topic; the weights,
+the threshold and the margin are in ``TopicRule`` with what they scored.
 """
 
 from __future__ import annotations
