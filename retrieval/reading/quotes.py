@@ -133,6 +133,8 @@ _WORD_SURNAMES = frozenset({"may", "read"})
 # Between a name and its verb: nothing but an auxiliary or an adverb ("Mr Bez has described").
 _JUST_BEFORE_VERB = re.compile(r"\s+(?:(?:has|had|have|also|once|\w+ly)\s+)?")
 _PASSIVE_BEFORE = re.compile(r"\b(?:was|were|is|are|been|being)\s+(?:\w+ly\s+)?$")
+# A clause of a reported sentence with a speaker of its own: `…, but Tory Liam Fox said`.
+_CONTRAST_CLAUSE = re.compile(rf"[,;]\s+(?:but|while|whereas)\s+(?P<chunk>[^,\"“”]{{1,60}}?)\s+{_VERB}\b")
 # A verb of saying whose subject is a thing named just before it, not the sentence's subject:
 # "a report which branded", "in a move branded".
 _SAYING_OF_ANOTHER = re.compile(
@@ -309,6 +311,15 @@ class _Attributor:
         match = _REPORTED.match(sentence)
         if not match:
             return None
+        contrast = None
+        for contrast in _CONTRAST_CLAUSE.finditer(sentence, match.end()):
+            pass
+        if contrast is not None:
+            # "The Lib Dems say they will look at his plans, but Tory Liam Fox said his party offered
+            # a "…"": the clause nearest the quote has a speaker of its own.
+            speaker = self._speaker_in(contrast.group("chunk").strip())
+            if speaker and not re.fullmatch(_PRONOUN, speaker):
+                return speaker, start + contrast.start("chunk") + max(0, contrast.group("chunk").find(speaker))
         later = list(_SAYING.finditer(sentence, match.end()))
         if later and _SAYING_OF_ANOTHER.search(sentence, 0, later[-1].end()):
             # "Tessa Jowell has announced plans …, in a move branded a "…"", "… in the wake of a

@@ -732,6 +732,11 @@ def test_round_19_attribution_patterns(text: str, quote_start: str, speaker: str
     assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
 
 
+def test_a_contrasting_clause_with_its_own_speaker_names_who_said_the_words() -> None:
+    text = 'The Greens say they will study the plans, but Tory Anna Hale said her party offered a "real alternative".'
+    assert speaker_of(quotes_of(f"Headline\n\n{text}"), "real alternative") == "Anna Hale"
+
+
 def test_an_unnamed_speaker_between_stops_a_named_one_going_on() -> None:
     text = (
         'Stocks rose 4%. "I am not surprised at all," says Mr Rahim. One leading Lahore broker said the '
