@@ -311,9 +311,8 @@ class _Attributor:
         match = _REPORTED.match(sentence)
         if not match:
             return None
-        contrast = None
-        for contrast in _CONTRAST_CLAUSE.finditer(sentence, match.end()):
-            pass
+        contrasts = list(_CONTRAST_CLAUSE.finditer(sentence, match.end()))
+        contrast = contrasts[-1] if contrasts else None
         if contrast is not None:
             # "The Lib Dems say they will look at his plans, but Tory Liam Fox said his party offered
             # a "…"": the clause nearest the quote has a speaker of its own.
