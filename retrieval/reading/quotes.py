@@ -117,8 +117,8 @@ _UNNAMED_AT_START = re.compile(_UNNAMED)
 # An unnamed person as a sentence's subject ("One leading Karachi broker said", "However, one
 # dealer, who asked not to be named, told Reuters").
 _UNNAMED_ROLE_SUBJECT = re.compile(
-    r"(?:^|[.!?][\"”]?\s+|\n)(?:(?:However|But|And|Meanwhile),?\s+)?(?:A|An|One|one|a|an)\s+(?:[\w’'\-]+\s+){0,3}?"
-    r"(?:dealer|broker|trader|analyst|economist|banker|source|insider|official|executive|spokesman|spokeswoman)\b"
+    r"(?:^|[.!?][\"”]?\s+|\n)(?:(?:However|But|And|Meanwhile),?\s+)?(?P<who>(?:A|An|One|one|a|an)\s+(?:[\w’'\-]+\s+){0,3}"
+    r"(?:dealer|broker|trader|analyst|economist|banker|source|insider|official|executive|spokesman|spokeswoman))\b"
 )
 _UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
 # A partial quote whose sentence is about a person saying it in other words:
@@ -449,6 +449,12 @@ class _Attributor:
             described = self._recent_description(at)
             if described and (mention is None or described[1] > mention.start):
                 return described[0]  # `A spokesman for the BPI said … "…," he said.`
+            floor = max(0, at - 400)
+            unnamed = list(_UNNAMED_ROLE_SUBJECT.finditer(self.text[floor:at]))
+            if mention is not None and unnamed and floor + unnamed[-1].start() > mention.start:
+                # `However, one dealer … told Reuters … "…," he said`: that unnamed person, not
+                # whoever was named before.
+                return unnamed[-1].group("who")
             return mention.name if mention else ""
         if _is_description(written):
             if re.match(r"(?i)(?:an?|one)\s", written):
@@ -597,7 +603,9 @@ def extract_quotes(text: str, paragraphs: list[Paragraph], min_words: int = 2) -
             others = attributor.people.subjects_in(clause_end, first.open_mark) - {previous_speaker}
             # "However, one dealer, who asked not to be named, told Reuters …": an unnamed speaker
             # became the subject, so the named one does not go on.
-            unnamed = _UNNAMED_ROLE_SUBJECT.search(text[clause_end : first.open_mark])
+            # (Looked for from the previous quote's last character: `… comfort zone." However, one
+            # dealer …` starts a sentence right after the marks, which the boundary above skips.)
+            unnamed = _UNNAMED_ROLE_SUBJECT.search(text[max(0, previous_end - 1) : first.open_mark])
             if not others and not unnamed:
                 speaker = previous_speaker
         if not explicit and not speaker and starts:

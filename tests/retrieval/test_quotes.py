@@ -737,6 +737,28 @@ def test_a_contrasting_clause_with_its_own_speaker_names_who_said_the_words() ->
     assert speaker_of(quotes_of(f"Headline\n\n{text}"), "real alternative") == "Anna Hale"
 
 
+@pytest.mark.parametrize(
+    ("text", "quote_start", "speaker"),
+    [
+        (
+            '"Sales were a result," said Tom Reed, an analyst at Glen Securities. "Profits would be in the '
+            'comfort zone." However, one dealer, who asked not to be named, told Reuters the results were "not '
+            'what people hoped for". "It has been tough for everyone," he said.',
+            "It has been tough",
+            "one dealer",
+        ),
+        (
+            "Mr Hale attacked the plan on Monday. A Labour Party spokesman criticised his record, saying "
+            'numbers had fallen. He said: "The Tories are making promises they cannot keep."',
+            "The Tories are making",
+            "A Labour Party spokesman",
+        ),
+    ],
+)
+def test_he_after_an_unnamed_speaker_is_that_speaker(text: str, quote_start: str, speaker: str) -> None:
+    assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
+
+
 def test_an_unnamed_speaker_between_stops_a_named_one_going_on() -> None:
     text = (
         'Stocks rose 4%. "I am not surprised at all," says Mr Rahim. One leading Lahore broker said the '
