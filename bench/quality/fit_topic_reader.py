@@ -8,7 +8,7 @@ trained topic reader beside them.
 ``bench/quality/topic_pairs.py``'s pairs (the blind topic labels of ``bench/data/topics``). Each
 (speaker, topic) of every timeline set (``bench/data/quote_timeline*``) is scored as the
 timeline scores it: every stored quote of the person, with ``quote_topics.TopicMatcher``'s rule
-score and the reader's calibrated log-odds on ``topic_candidate``. For each reader weight ``w``
+score and the reader's calibrated log-odds on ``topic_pairs.topic_candidate``. For each reader weight ``w``
 and margin on a grid, the threshold on ``rule + w * logit`` with the best F1 is chosen on the
 fitting quotes (the timeline folders named by ``--timelines``, the ones the rule was fitted on,
 and with ``--labels`` or without ``--timelines`` the labels' ``--split``: speakers the reader
@@ -20,7 +20,6 @@ quotes, so they differ from ``eval_quote_timeline``'s end-to-end figures.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections import defaultdict
@@ -30,7 +29,7 @@ import numpy as np
 
 from bench.paths import DATA, PROJECT
 from bench.quality.eval_quote_timeline import load_pairs, matches, open_library
-from bench.quality.topic_pairs import LABELS, split_of
+from bench.quality.topic_pairs import candidate_texts, load_labels
 from retrieval.answering.reader import Reader
 from retrieval.features.quote_timeline import speaker_timeline
 from retrieval.features.quote_topics import RULE, TopicMatcher
@@ -54,7 +53,7 @@ def scored_pair(library: Library, reader: Reader, speakers: list[str], topic: st
     ranges = ranges[keep]
     matcher = TopicMatcher(library, topic)
     scores = matcher.score_ranges(ranges)
-    logits = reader.calibrated_logits(topic, matcher.candidates(ranges))
+    logits = reader.calibrated_logits(topic, candidate_texts(library, ranges))
     key = f"{'/'.join(speakers)}|{topic}"
     return [(key, s.score, float(lg), bool(labels[i])) for s, lg, i in zip(scores, logits.tolist(), keep, strict=True)]
 
@@ -156,11 +155,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def labelled_quotes(library: Library, reader: Reader, split: str) -> list[Scored]:
     """The quotes of ``bench/data/topics`` in ``split``, each scored for its labelled topics."""
-    rows = [json.loads(line) for line in LABELS.read_text().splitlines() if line.strip()]
     topics: dict[tuple[str, str], list[tuple[str, bool]]] = defaultdict(list)
-    for row in rows:
-        if "header" not in row and split_of(row["speaker"]) == split:
-            topics[(row["speaker"], row["topic"])].append((row["text"], bool(row["on_topic"])))
+    for row in load_labels(split):
+        topics[(row["speaker"], row["topic"])].append((row["text"], bool(row["on_topic"])))
     scored: list[Scored] = []
     for (speaker, topic), labelled in topics.items():
         scored += scored_pair(

@@ -5,7 +5,7 @@
 ``bench/data/topics/labels.jsonl`` holds 12,123 (topic, quote, on topic?) rows written blind
 (its header says how). Each labelled quote is found again among the stored quotes of its
 speaker in ``--library`` (the four BBC sections, never sport; built once and reused) and read
-as a topic reader would read it (``quote_topics.topic_candidate``: the quote's
+as a topic reader would read it (``topic_candidate``: the quote's
 sentences and the headline). Rows whose quote is no longer stored under that speaker (the
 quote rules moved it) are dropped and counted.
 
@@ -23,12 +23,16 @@ import hashlib
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from bench.paths import DATA, PROJECT
 from bench.quality.eval_quote_timeline import load_pairs, matches, open_library
+from retrieval.answering.reader_input import candidate_text
 from retrieval.features.quote_timeline import speaker_timeline
-from retrieval.features.quote_topics import TopicMatcher
 from retrieval.library import Library
 
 DEV_SHARE = 0.15
@@ -40,6 +44,34 @@ def split_of(speaker: str) -> str:
     return "dev" if share < DEV_SHARE else "train"
 
 
+def topic_candidate(sentences: Sequence[str], title: str) -> str:
+    """A quote as the topic reader reads it: the sentences holding it (they carry its attribution
+    and, for a fragment, what it was said about) and the headline (what its article is about). No
+    speaker: the question is the topic alone. The reader's own ``candidate_text`` lays it out."""
+    return candidate_text(" ".join(sentences), "", title)
+
+
+def candidate_texts(library: Library, ranges: np.ndarray) -> list[str]:
+    """Each row of ``Store.speaker_quote_ranges`` as the topic reader reads it."""
+    if not len(ranges):
+        return []
+    titles = {a.id: a.title for a in library.store.articles(sorted(set(ranges[:, 4].tolist()))).values()}
+    ids = [i for row in ranges.tolist() for i in range(int(row[1]), int(row[2]) + 1)]
+    texts = library.store.sentences_by_ids(ids)
+    return [
+        topic_candidate(
+            [texts[i].text for i in range(int(row[1]), int(row[2]) + 1) if i in texts], titles.get(int(row[4]), "")
+        )
+        for row in ranges.tolist()
+    ]
+
+
+def load_labels(split: str = "") -> list[dict[str, Any]]:
+    """The rows of ``labels.jsonl`` (its header left out), only ``split``'s speakers when given."""
+    rows = [json.loads(line) for line in LABELS.read_text().splitlines() if line.strip()]
+    return [row for row in rows if "header" not in row and (not split or split_of(row["speaker"]) == split)]
+
+
 def quote_candidates(library: Library, speakers: list[str]) -> list[tuple[str, str, str]]:
     """(article key, quote text, candidate text) for every stored quote of these speakers."""
     ranges = library.store.speaker_quote_ranges(speakers)
@@ -47,10 +79,9 @@ def quote_candidates(library: Library, speakers: list[str]) -> list[tuple[str, s
         return []
     quotes = library.store.quotes_by_ids(ranges[:, 0].tolist())
     articles = library.store.articles(sorted(set(ranges[:, 4].tolist())))
-    candidates = TopicMatcher(library, "").candidates(ranges)
     return [
         (articles[int(row[4])].key, quotes[int(row[0])].text, candidate)
-        for row, candidate in zip(ranges.tolist(), candidates, strict=True)
+        for row, candidate in zip(ranges.tolist(), candidate_texts(library, ranges), strict=True)
     ]
 
 
@@ -64,8 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No BBC corpus at {args.bbc}.", file=sys.stderr)
         return 2
     library = open_library(args.bbc, args.library)
-    rows = [json.loads(line) for line in LABELS.read_text().splitlines() if line.strip()]
-    rows = [row for row in rows if "header" not in row]
+    rows = load_labels()
     counts: Counter[tuple[str, int]] = Counter()
     dropped = 0
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -38,15 +38,13 @@ class ReaderSettingError(ValueError):
     """``BYLINE_READER`` holds something other than on or off."""
 
 
-def reader_mode(
-    environ: Mapping[str, str] | None = None, variable: str = READER_VARIABLE, default: str = DEFAULT_MODE
-) -> str:
-    """``on`` or ``off``, from ``variable`` (``BYLINE_READER``; ``default`` when unset or empty)."""
+def reader_mode(environ: Mapping[str, str] | None = None) -> str:
+    """``on`` or ``off``, from ``BYLINE_READER`` (the default when unset or empty)."""
     environ = os.environ if environ is None else environ
-    raw = environ.get(variable, "")
-    mode = raw.strip().lower() or default
+    raw = environ.get(READER_VARIABLE, "")
+    mode = raw.strip().lower() or DEFAULT_MODE
     if mode not in READER_MODES:
-        raise ReaderSettingError(f"{variable} must be on or off, not {raw!r}.")
+        raise ReaderSettingError(f"{READER_VARIABLE} must be on or off, not {raw!r}.")
     return mode
 
 

@@ -24,13 +24,11 @@ the threshold and the margin are in ``TopicRule`` with what they scored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from retrieval.answering.reader_input import candidate_text
 from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
@@ -89,13 +87,6 @@ class TopicRule:
 RULE = TopicRule()
 
 
-def topic_candidate(sentences: Sequence[str], title: str) -> str:
-    """A quote as the topic reader reads it, at training and at run time alike: the sentences
-    holding it (they carry its attribution and, for a fragment, what it was said about) and the
-    headline (what its article is about). No speaker: the question is the topic alone."""
-    return candidate_text(" ".join(sentences), "", title)
-
-
 @dataclass(frozen=True)
 class TopicScore:
     """How well one quote fits a topic, and the parts of that score."""
@@ -134,7 +125,6 @@ class TopicMatcher:
         self._paragraphs: dict[tuple[int, int], float] = {}
         # article id -> its closest paragraph's cosine: how near the article comes to the topic.
         self._best_paragraph: dict[int, float] = {}
-        self._titles: dict[int, str] = {}
 
     def score_ranges(self, ranges: np.ndarray) -> list[TopicScore]:
         """One score per row of ``Store.speaker_quote_ranges`` (quote id, first sentence id,
@@ -166,19 +156,6 @@ class TopicMatcher:
         best = max(s.score for s in scores)
         return [replace(s, below_best=best - s.score) for s in scores]
 
-    def candidates(self, ranges: np.ndarray) -> list[str]:
-        """Each row of ``ranges`` as the topic reader reads it (``topic_candidate``)."""
-        self._learn_articles(sorted(set(ranges[:, 4].tolist())))
-        ids = [i for row in ranges.tolist() for i in range(int(row[1]), int(row[2]) + 1)]
-        texts = self.library.store.sentences_by_ids(ids)
-        return [
-            topic_candidate(
-                [texts[i].text for i in range(int(row[1]), int(row[2]) + 1) if i in texts],
-                self._titles.get(int(row[4]), ""),
-            )
-            for row in ranges.tolist()
-        ]
-
     def _score(self, closeness: float, article: float, words: float, paragraph: float, gap: float) -> TopicScore:
         rule = self.rule
         total = (
@@ -209,6 +186,5 @@ class TopicMatcher:
         for article_id in wanted:
             best = sorted(by_article.get(article_id, []), reverse=True)[:ARTICLE_SENTENCES]
             article = found.get(article_id)
-            self._titles[article_id] = article.title if article is not None else ""
-            title = set(search_tokens(self._titles[article_id]))
+            title = set(search_tokens(article.title)) if article is not None else set()
             self._articles[article_id] = (float(np.mean(best)) if best else 0.0, title)
