@@ -32,7 +32,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 19
+RULES_VERSION = 20
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -446,15 +446,11 @@ class _Attributor:
         at = min(where, group_span[0]) if where >= 0 else group_span[0]
         if re.fullmatch(_PRONOUN, written):
             mention = self.people.reference_mention(at, inside, pronoun=written)
-            described = self._recent_description(at)
-            if described and (mention is None or described[1] > mention.start):
-                return described[0]  # `A spokesman for the BPI said … "…," he said.`
-            floor = max(0, at - 400)
-            unnamed = list(_UNNAMED_ROLE_SUBJECT.finditer(self.text[floor:at]))
-            if mention is not None and unnamed and floor + unnamed[-1].start() > mention.start:
-                # `However, one dealer … told Reuters … "…," he said`: that unnamed person, not
-                # whoever was named before.
-                return unnamed[-1].group("who")
+            unnamed = self._recent_unnamed(at)
+            if unnamed and (mention is None or unnamed[1] > mention.start):
+                # `A spokesman for the BPI said … "…," he said.`, `However, one dealer … told
+                # Reuters … "…," he said`: that unnamed person, not whoever was named before.
+                return unnamed[0]
             return mention.name if mention else ""
         if _is_description(written):
             if re.match(r"(?i)(?:an?|one)\s", written):
@@ -470,12 +466,16 @@ class _Attributor:
             return self._full_name_ending(name) or name
         return name
 
-    def _recent_description(self, before: int) -> tuple[str, int] | None:
-        """The latest unnamed speaker ("A spokesman for the BPI said") shortly before ``before``."""
-        floor = max(0, before - 500)
+    def _recent_unnamed(self, before: int) -> tuple[str, int] | None:
+        """The latest unnamed speaker shortly before ``before``, and where its description ends
+        (a name inside it, "Human Rights Watch" of "A spokeswoman for Human Rights Watch", is
+        part of it): a spokesman who said something ("A spokesman for the BPI said"), or an
+        unnamed person as a sentence's subject ("One leading Karachi broker")."""
         found = None
-        for match in _UNNAMED_SUBJECT.finditer(self.text, floor, before):
-            found = (match.group("who"), match.end("who"))
+        for pattern in (_UNNAMED_SUBJECT, _UNNAMED_ROLE_SUBJECT):
+            for match in pattern.finditer(self.text, max(0, before - 500), before):
+                if found is None or match.end("who") > found[1]:
+                    found = (match.group("who"), match.end("who"))
         return found
 
     def reported_before(self, segment: _Segment) -> str:

@@ -783,6 +783,13 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "The Tories are making",
             "A Labour Party spokesman",
         ),
+        # ... and so it is when nobody is named before: the unnamed person is the one "he" means.
+        (
+            "A Finance Ministry official has told the Reuters news agency that the bank will be sold next "
+            'year. "The most important thing now is the method," he said.',
+            "The most important",
+            "A Finance Ministry official",
+        ),
     ],
 )
 def test_round_19_and_20_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
