@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from retrieval.reading.entities import NotPeople
+from retrieval.reading.text import sentence_end, sentence_start
 
 HONORIFICS = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lord|Lady|Baroness|Prof|Professor|Reverend|Rev|Sen|Gen|Judge)\.?"
 _NAME_WORD = r"(?:[A-Z][a-z]*[’'])?[A-Z][\w’'\-]*[a-z][\w’'\-]*"
@@ -175,8 +176,6 @@ _PRESENT_OPINION = (
     r"(?:thinks|feels|fears|hopes|wants|knows|expects|reckons|criticises|criticizes|accepts|denies|doubts"
     r"|blames|welcomes|wonders|worries|sees)\b"
 )
-# The end of a sentence (a full stop, "!" or "?" and a space): "he" looks back across them.
-_SENTENCE_END = re.compile(r"[.!?][\"”’]?\s+")
 # When something was said, between a name and its verb: "Mr Hilton on Tuesday said".
 _WHEN = (
     r"(?:on\s+(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)(?:\s+(?:morning|afternoon|evening|night))?"
@@ -475,11 +474,8 @@ class People:
         with them ("And he repeated what a great man Gordon was") or is their reported speech
         ("And Tony Blair would be in the very front line, he said"). The pronoun then refers
         further back, past this mention: to whoever that sentence's "he" is."""
-        floor = max(0, mention.start - 400)
-        head = self.text[floor : mention.start]
-        start = floor + max([m.end() for m in _SENTENCE_END.finditer(head)] + [head.rfind("\n") + 1])
-        tail = _SENTENCE_END.split(self.text[mention.end : mention.end + 400], maxsplit=1)[0].split("\n", 1)[0]
-        end = mention.end + len(tail)
+        start = sentence_start(self.text, mention.start, max(0, mention.start - 400))
+        end = sentence_end(self.text, mention.end, mention.end + 400)
         sentence = self.text[start:end]
         if re.search(r"[\"“”]", sentence):
             return False  # a sentence with a quote is attributed by its own marks

@@ -23,7 +23,7 @@ from retrieval.reading.people import (
     People,
     is_title_word,
 )
-from retrieval.reading.text import STOPWORDS
+from retrieval.reading.text import STOPWORDS, sentence_start
 
 # "the company said": an organisation, never resolved to a person.
 ORGANISATION_ROLES = frozenset(
@@ -237,19 +237,6 @@ def _trim(text: str, segment: _Segment) -> _Segment:
     return replace(segment, start=start, end=end)
 
 
-def _sentence_start(text: str, position: int, floor: int) -> int:
-    index = position
-    while index > floor:
-        if index < len(text) and text[index].isspace():
-            if text[index - 1] in ".!?":
-                return index
-            # `…muddled." He added:` — a quote that closed its sentence.
-            if text[index - 1] in '"”' and index >= 2 and text[index - 2] in ".!?":
-                return index
-        index -= 1
-    return floor
-
-
 class _Attributor:
     def __init__(self, text: str, paragraphs: list[Paragraph], segments: list[_Segment]) -> None:
         self.text = text
@@ -269,9 +256,9 @@ class _Attributor:
             found = self._after(segment, paragraph)
             if found:
                 return found
-        sentence_start = _sentence_start(self.text, segment.open_mark, paragraph.start)
-        before = self.text[sentence_start : segment.open_mark]
-        offset = sentence_start + len(before) - len(re.split(r"[\"“”]", before)[-1])
+        opens_at = sentence_start(self.text, segment.open_mark, paragraph.start)
+        before = self.text[opens_at : segment.open_mark]
+        offset = opens_at + len(before) - len(re.split(r"[\"“”]", before)[-1])
         before = re.split(r"[\"“”]", before)[-1]
         # Try every word start: a rejected capitalised word ("But") must not hide the real
         # speaker right after it ("But a spokesman added:").
@@ -300,7 +287,7 @@ class _Attributor:
             for subject in _SUBJECT_OF_VERB.finditer(before, 0, saying.start()):
                 if self._plausible(subject.group("speaker")):
                     return subject.group("speaker"), "before", offset + subject.start("speaker")
-        reported = self._reported(sentence_start, segment.open_mark)
+        reported = self._reported(opens_at, segment.open_mark)
         if reported:
             return reported[0], "reported", reported[1]
         return "", "", -1
@@ -504,7 +491,7 @@ class _Attributor:
             end -= 1
         if end <= floor or self.text[end - 1] not in endings:
             return None
-        return _sentence_start(self.text, end - 1, floor), end
+        return sentence_start(self.text, end - 1, floor), end
 
     def subject_before(self, segment: _Segment) -> str:
         """The person the sentence just before an unattributed quote is about, as its subject:
@@ -529,7 +516,7 @@ class _Attributor:
     def saying_subject(self, segment: _Segment) -> str:
         """The person a sentence is about, when it reports them saying a partial quote."""
         paragraph = self.paragraph_of[segment.paragraph]
-        start = _sentence_start(self.text, segment.open_mark, paragraph.start)
+        start = sentence_start(self.text, segment.open_mark, paragraph.start)
         saying = _SAYING.search(self.text[start : segment.open_mark])
         if not saying or _PASSIVE_BEFORE.search(self.text[start : start + saying.start()]):
             return ""  # "Im was hailed for his "…"": the words are someone else's about him

@@ -58,6 +58,26 @@ def paragraphs(text: str) -> list[Paragraph]:
     return found
 
 
+# Where a sentence ends for the attribution rules, which read back from a quote or a name: a
+# full stop, "!" or "?" (closed by a quote mark or not) and a space, or a line break. Plainer
+# than ``sentence_spans``'s test (no abbreviations, no capital needed after it): prose right
+# before a quote is short, and a looser end only narrows what the rules read.
+_ATTRIBUTION_SENTENCE_END = re.compile(r"[.!?][\"”’]?\s+|\n")
+
+
+def sentence_start(text: str, position: int, floor: int = 0) -> int:
+    """Where the sentence holding ``position`` starts, looking back no further than ``floor``."""
+    ends = [m.end() for m in _ATTRIBUTION_SENTENCE_END.finditer(text, floor, position)]
+    return max(ends) if ends else floor
+
+
+def sentence_end(text: str, position: int, ceiling: int) -> int:
+    """Where the sentence holding ``position`` ends (before its full stop or line break),
+    looking no further than ``ceiling``."""
+    found = _ATTRIBUTION_SENTENCE_END.search(text, position, ceiling)
+    return found.start() if found else min(ceiling, len(text))
+
+
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """Split ``text[start:end]`` into sentences; returns absolute (start, end) offsets."""
     end = len(text) if end is None else end

@@ -12,7 +12,7 @@ import pytest
 
 from bench.quality.eval_quotes import article_quotes, load_labels, run_attribution
 from retrieval.reading.quotes import FoundQuote, extract_quotes
-from retrieval.reading.text import paragraphs
+from retrieval.reading.text import paragraphs, sentence_end, sentence_start
 
 PROJECT = Path(__file__).resolve().parent.parent.parent
 BBC = PROJECT.parent / "shared" / "data" / "bbc-news"
@@ -790,6 +790,13 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "The most important",
             "A Finance Ministry official",
         ),
+        # An unnamed speaker who opens a sentence inside a paragraph, as at its start.
+        (
+            "The singer was sued last week. The woman said she was hurt at a show in 2003. The singer's "
+            'spokesman said the claims were "untrue" and the woman was "using the courts to get money".',
+            "using the courts",
+            "The singer's spokesman",
+        ),
     ],
 )
 def test_round_19_and_20_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
@@ -823,3 +830,17 @@ def test_an_unnamed_speaker_between_stops_a_named_one_going_on() -> None:
 )
 def test_words_a_thing_branded_are_not_the_subjects(text: str, quote_start: str) -> None:
     assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == ""
+
+
+def test_the_rules_read_one_sentence_back_and_forward() -> None:
+    """``sentence_start`` and ``sentence_end``, which the attribution rules share: a full stop,
+    "!" or "?" (with its closing quote mark) and a space, or a line break, ends a sentence."""
+    text = 'He left. "It was hard." She said: "We will win!" Then\nit rained.'
+    quote = text.index("We will")
+    assert text[sentence_start(text, quote) :].startswith("She said")
+    assert sentence_start(text, text.index("It was")) == text.index('"It was')
+    assert sentence_start(text, text.index("rained")) == text.index("it rained")
+    assert sentence_start(text, quote, floor=text.index("said")) == text.index("said")  # no further back
+    assert text[quote : sentence_end(text, quote, len(text))] == "We will win"
+    assert text[: sentence_end(text, 0, 4)] == "He l"  # no further forward
+    assert sentence_end(text, text.index("Then"), len(text)) == text.index("\nit")
