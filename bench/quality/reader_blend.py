@@ -94,9 +94,9 @@ class Run:
 
     def answer(self, blends: dict[str, Any], parts: Sequence[str]) -> list[dict[str, Any]]:
         """Each question of ``parts``, answered and judged with these blends (kind -> Blend)."""
-        import retrieval.answering.reader as reader_module
         from bench.quality.eval_natural import judge
         from retrieval.answering import TUNING, answer_question
+        from retrieval.answering.reader import use_reader
 
         rows = []
         for reader in self.readers:
@@ -104,7 +104,7 @@ class Run:
         for fold, part, question in self.questions:
             if part not in parts:
                 continue
-            reader_module._shared = self.readers[fold]  # the model that never saw this article's fold
+            use_reader(self.readers[fold])  # the model that never saw this article's fold
             self.best["p"] = None
             answer = answer_question(self.library, question.text, (), TUNING)
             rows.append(

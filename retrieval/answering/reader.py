@@ -154,10 +154,16 @@ _shared_lock = threading.Lock()
 def use_model(folder: Path) -> Reader:
     """Load the reader from ``folder`` as the process's one reader: a model trained with
     ``bench/reader/train_reader.py --out folder`` (``bench/quality/eval_reader.py --model`` scores each fold's)."""
+    return use_reader(Reader(folder))
+
+
+def use_reader(reader: Reader) -> Reader:
+    """Make an already loaded reader the process's one reader (a bench that switches between
+    fold models, ``bench/quality/reader_blend.py``, loads each once)."""
     global _shared
     with _shared_lock:
-        _shared = Reader(folder)
-    return _shared
+        _shared = reader
+    return reader
 
 
 def shared_reader() -> Reader | None:

@@ -20,6 +20,8 @@ from retrieval.answering.reader import (
     ReaderSettingError,
     reader_mode,
     shared_reader,
+    use_model,
+    use_reader,
 )
 from retrieval.answering.reader_input import candidate_text
 from retrieval.library import Library
@@ -161,3 +163,14 @@ def test_the_rules_order_blend_answers_as_the_rules_do(
     monkeypatch.setattr(reader, "calibration", replace(reader.calibration, blends=refuse_all))
     for question in QUESTIONS:
         assert answer_question(seed_library, question, (), TUNING).refused_by == "reader", question
+
+
+def test_a_bench_can_switch_the_process_reader(reader: Reader) -> None:
+    """``use_model`` loads a folder's reader, ``use_reader`` installs one already loaded (a
+    bench switching between fold models): either is what the answer path then reads with."""
+    other = use_model(MODEL_DIR)
+    try:
+        assert other is not reader and shared_reader() is other
+    finally:
+        assert use_reader(reader) is reader
+    assert shared_reader() is reader
