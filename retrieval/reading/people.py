@@ -183,7 +183,13 @@ _WHEN = (
 )
 # Words of a job that may stand between a verb of saying and the name it makes the speaker
 # ("said chief executive officer John Woodward"); not "the" ("said the Special Advocates' concern").
-_JOB_WORD = re.compile(rf"(?:{ROLE_NOUNS}|{'|'.join(sorted(_TITLE_WORDS))}|vice|deputy|senior|managing|general|former)")
+# Whose job it is, before the job words: "Sun's", "Arsenal's", "the BBC's".
+_EMPLOYER = r"(?:the\s+)?[A-Z][\w&\-]*(?:\s+[A-Z][\w&\-]*){0,3}"
+_JOB_WORD = re.compile(
+    rf"(?:{ROLE_NOUNS}|{'|'.join(sorted(_TITLE_WORDS))}|vice|deputy|senior|managing|general|former"
+    # "chief operating officer", "assistant manager", "technical director"
+    r"|operating|financial|technical|commercial|marketing|assistant|first-team|sporting)"
+)
 # "Speaking to the Radio Times, the Two Ronnies star said": the outlet is no speaker.
 _SPOKEN_TO = re.compile(
     r"\b(?:[Ss]peaking|[Tt]alking|[Ww]riting)\s+(?:to|in|on|for)\s+(?:the\s+)?(?:[A-Z][\w’'\-]*\s+){0,3}$"
@@ -400,8 +406,9 @@ class People:
         """`," said Foxx` makes Foxx the speaker, the subject of what follows (but "told Gordon
         Brown", "asked Mr Howard" and "accused Fannie Mae" name the one spoken to or of)."""
         before = self.text[max(0, start - 80) : start]
-        # "said chief executive officer John Woodward": job words may stand between verb and name.
-        verb = re.search(rf"\b(?:{SPEECH_VERBS})\s+((?:[a-z][\w\-]*\s+){{0,4}})$", before)
+        # "said chief executive officer John Woodward": job words may stand between verb and name,
+        # after whose job it is ("said Sun's chief operating officer Jonathan Schwartz").
+        verb = re.search(rf"\b(?:{SPEECH_VERBS})\s+(?:{_EMPLOYER}['’]s\s+)?((?:[a-z][\w\-]*\s+){{0,4}})$", before)
         if not verb or not all(_JOB_WORD.fullmatch(word) for word in verb.group(1).split()):
             return False
         return not re.search(

@@ -90,6 +90,11 @@ _BEFORE = re.compile(
 _NAME_BEFORE_APPOSITION = re.compile(r"(?:^|[.!?]\s+|\s)(?P<speaker>[A-Z][\w’'\-]+\s+[A-Z][\w’'\-]+),\s+$")
 # A sentence that introduces a quote with a colon: `He also praised the film director: "`.
 _COLON = re.compile(rf"^\s*(?P<speaker>{NAME}|{_PRONOUN})(?:\s+himself|\s+herself)?\s+[^\"“”]{{0,120}}:\s*$")
+# The verb before the name, opening the sentence: `Said Mr Bysshe: "`, `Added Ms Jones: "`.
+_INVERTED = re.compile(
+    rf"^\s*(?:Said|Says|Added|Adds|Explained|Explains|Continued|Continues|Insisted|Insists|Warned|Warns)"
+    rf"\s+(?P<speaker>{NAME})\s*[:,]\s*$"
+)
 # A name alone before the colon, after at most a few words of job: `BBC Two controller Roly Keating: "`.
 _NAME_COLON = re.compile(rf"^\s*(?:[\w’'\-]+\s+){{0,5}}?(?P<speaker>{NAME})\s*:\s*$")
 # A quote a sentence's subject goes on to say: `Liam Fox derided the photo call, saying: "`.
@@ -260,6 +265,9 @@ class _Attributor:
         before = self.text[opens_at : segment.open_mark]
         offset = opens_at + len(before) - len(re.split(r"[\"“”]", before)[-1])
         before = re.split(r"[\"“”]", before)[-1]
+        inverted = _INVERTED.match(before)
+        if inverted and self._plausible(inverted.group("speaker")):
+            return inverted.group("speaker"), "before", offset + inverted.start("speaker")  # `Said Mr Bysshe: "`
         # Try every word start: a rejected capitalised word ("But") must not hide the real
         # speaker right after it ("But a spokesman added:").
         for word in re.finditer(r"\b\w", before):

@@ -797,9 +797,23 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "using the courts",
             "The singer's spokesman",
         ),
+        # Round 21. The verb before the name, opening the sentence.
+        (
+            "The film is being made by Simon Bysshe, who has shot many films about gaming. "
+            'Said Mr Bysshe: "This is a new game and the chance is there."',
+            "This is a new game",
+            "Simon Bysshe",
+        ),
+        # "said <employer>'s <job> <name>" names the one that "he" means next.
+        (
+            '"We were poor," said Arsenal\'s Thierry Henry.\n\nThe system could grow like the power grid, said '
+            'Sun\'s chief operating officer Jonathan Schwartz. "Why build your own grid?" he asked.',
+            "Why build",
+            "Jonathan Schwartz",
+        ),
     ],
 )
-def test_round_19_and_20_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
+def test_round_19_to_21_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
     assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
 
 
