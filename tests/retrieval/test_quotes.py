@@ -811,6 +811,13 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "Why build",
             "Jonathan Schwartz",
         ),
+        # The subject of the sentence before an unattributed quote may stand after a clause.
+        (
+            "Comedian Ricky Gervais has written a book. The film rights to the book have already been snapped "
+            'up but Gervais is keen for the project to be taken slowly. "A film will happen in three years."',
+            "A film will happen",
+            "Ricky Gervais",
+        ),
     ],
 )
 def test_round_19_to_21_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
