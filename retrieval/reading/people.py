@@ -404,17 +404,22 @@ class People:
 
     def _named_by_verb(self, start: int) -> bool:
         """`," said Foxx` makes Foxx the speaker, the subject of what follows (but "told Gordon
-        Brown", "asked Mr Howard" and "accused Fannie Mae" name the one spoken to or of)."""
+        Brown", "asked Mr Howard" and "accused Fannie Mae" name the one spoken to or of); so does
+        "came from" ("One dissenting opinion came from Brian Gammage … He said:")."""
         before = self.text[max(0, start - 80) : start]
         # "said chief executive officer John Woodward": job words may stand between verb and name,
         # after whose job it is ("said Sun's chief operating officer Jonathan Schwartz").
-        verb = re.search(rf"\b(?:{SPEECH_VERBS})\s+(?:{_EMPLOYER}['’]s\s+)?((?:[a-z][\w\-]*\s+){{0,4}})$", before)
-        if not verb or not all(_JOB_WORD.fullmatch(word) for word in verb.group(1).split()):
+        verb = re.search(
+            rf"\b(?P<verb>{SPEECH_VERBS}|came\s+from|comes\s+from)\s+(?:{_EMPLOYER}['’]s\s+)?"
+            rf"(?P<job>(?:[a-z][\w\-]*\s+){{0,4}})$",
+            before,
+        )
+        if not verb or not all(_JOB_WORD.fullmatch(word) for word in verb.group("job").split()):
             return False
-        return not re.search(
-            r"\b(?:told|tells|tell|asked|asks|ask|accused|accuses|urged|urges|praised|praises|called|calls"
-            r"|described|describes|defended|defends|questioned|questions|promised|promises)\s+$",
-            before[: verb.start(1)],
+        return not re.fullmatch(
+            r"told|tells|tell|asked|asks|ask|accused|accuses|urged|urges|praised|praises|called|calls"
+            r"|described|describes|defended|defends|questioned|questions|promised|promises",
+            verb.group("verb"),
         )
 
     def _is_subject(self, end: int) -> bool:

@@ -818,6 +818,20 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "A film will happen",
             "Ricky Gervais",
         ),
+        # "came from" names who a following "he" is, as "said" does.
+        (
+            '"It is a computer," said Mr Fogg. One dissenting opinion came from Brian Gammage, vice president '
+            'of research at analysts Gartner. He said: "I don\'t think it changes the world."',
+            "I don't think",
+            "Brian Gammage",
+        ),
+        # ... but the one "told" is spoken to, even after an employer: not who "he" is.
+        (
+            '"We were poor," said Mr Wenger. He told Arsenal\'s captain Patrick Vieira the team must improve. '
+            '"We will come back," he said.',
+            "We will come back",
+            "Wenger",
+        ),
     ],
 )
 def test_round_19_to_21_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
