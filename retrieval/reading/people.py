@@ -7,7 +7,9 @@ of a speech verb, and the full name introduced before the surname is used alone.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from retrieval.reading.entities import NotPeople
@@ -188,7 +190,7 @@ _EMPLOYER = r"(?:the\s+)?[A-Z][\w&\-]*(?:\s+[A-Z][\w&\-]*){0,3}"
 _JOB_WORD = re.compile(
     rf"(?:{ROLE_NOUNS}|{'|'.join(sorted(_TITLE_WORDS))}|vice|deputy|senior|managing|general|former"
     # "chief operating officer", "assistant manager", "technical director"
-    r"|operating|financial|technical|commercial|marketing|assistant|first-team|sporting)"
+    r"|operating|financial|technical|technology|information|creative|commercial|marketing|assistant|first-team|sporting)"
 )
 # "Speaking to the Radio Times, the Two Ronnies star said": the outlet is no speaker.
 _SPOKEN_TO = re.compile(
@@ -249,9 +251,19 @@ _GENDERED_NOUN = re.compile(
 class People:
     """The people of one article, built once per article from its text."""
 
-    def __init__(self, text: str, speaker_names: list[str], not_people: NotPeople | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        speaker_names: list[str],
+        not_people: NotPeople | None = None,
+        quoted: Sequence[tuple[int, int]] = (),
+    ) -> None:
         self.text = text
         self.not_people = not_people or NotPeople()
+        # (start, end) of the words inside quote marks: a name there is in someone's speech, not
+        # the reporter's, so never whom the reporter's "he" means.
+        self._quoted = sorted(quoted)
+        self._quoted_starts = [start for start, _ in self._quoted]
         self.full_names: list[str] = []
         self._collect_full_names(speaker_names)
         self.mentions = self._find_mentions()
@@ -464,6 +476,7 @@ class People:
             for m in self.mentions
             if before - window <= m.start < before
             and m.name not in exclude
+            and not self._in_quote(m.start)
             and not (wanted in ("he", "she") and self.genders.get(m.name, wanted) != wanted)
         ]
         for index in range(len(recent) - 1, -1, -1):
@@ -480,6 +493,10 @@ class People:
         # No one in subject position: the latest person named, unless only as an aside.
         named = [m for m in recent if not m.aside] or recent
         return named[-1] if named else None
+
+    def _in_quote(self, position: int) -> bool:
+        index = bisect.bisect_right(self._quoted_starts, position) - 1
+        return index >= 0 and position < self._quoted[index][1]
 
     def _sentence_of_pronoun(self, mention: Mention, pronoun: str) -> bool:
         """Whether the mention's sentence belongs to someone called ``pronoun`` there: it opens

@@ -32,7 +32,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 20
+RULES_VERSION = 21
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -250,7 +250,10 @@ class _Attributor:
         self.not_people = not_people(text, paragraphs)
         named = [self._explicit(s) for s in segments]
         self.people = People(
-            text, [w for w, _, _ in named if w and w[0].isupper() and not _is_description(w)], self.not_people
+            text,
+            [w for w, _, _ in named if w and w[0].isupper() and not _is_description(w)],
+            self.not_people,
+            [(s.start, s.end) for s in segments],
         )
         self.explicit = named
 

@@ -832,6 +832,19 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "We will come back",
             "Wenger",
         ),
+        # A name inside someone's quote is in their speech, never whom the reporter's "he" means.
+        (
+            'Prime Minister Tony Blair told the show: "Since Jack Straw gave those figures they have not moved." '
+            'He said the money was now "well on the way" to being spent.',
+            "well on the way",
+            "Tony Blair",
+        ),
+        (
+            "The surge should be a wake up call, said Sandvine's chief technology officer Marc Morin. "
+            '"The explosion in Xbox Live traffic is a clarion call," he said. "ISPs need to act," he added.',
+            "ISPs need",
+            "Marc Morin",
+        ),
     ],
 )
 def test_round_19_to_21_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
