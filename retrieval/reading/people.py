@@ -59,7 +59,7 @@ UNNAMED_ROLES = frozenset(
 NOT_PERSON_WORDS = frozenset(
     """city united fc club league cup party government council ministry department bank
     commission association union corporation company group ltd inc plc news bbc street road
-    trafford stadium park university college school court house office agency board committee
+    trafford stadium centre center arena hall park university college school court house office agency board committee
     service trust fund institute market markets exchange airways airlines motors records
     studios pictures games festival awards award prize europe america britain england scotland
     wales ireland london paris monday tuesday wednesday thursday friday saturday sunday
@@ -226,6 +226,8 @@ _FINITE_AFTER = re.compile(r"\s+(?:was|is|were|are|had|has|have|would|will|could
 
 
 # Words before a job that make it another job: a deputy mayor is not "the mayor".
+# Words for one job that reports use in turn: "Chelsea manager Jose Mourinho" is "the Chelsea boss".
+_SAME_JOB = {word: group for group in ({"manager", "boss", "coach"},) for word in group}
 _RANK_QUALIFIERS = frozenset({"deputy", "vice", "assistant", "shadow", "former", "ex", "acting"})
 
 # Honorifics that tell whether "he" or "she" can refer to a person.
@@ -525,25 +527,42 @@ class People:
         return mention.name if mention else ""
 
     def resolve_description(self, description: str, before: int, exclude: set[str]) -> str:
-        """Resolve "the City manager" via an apposition in the article, else by recency."""
+        """Resolve "the City manager" via an apposition in the article, else by recency.
+
+        Sport writes the same job several ways ("the Chelsea boss" of "Chelsea manager Jose
+        Mourinho"), and a description's own name ("Chelsea") picks between two people with the
+        job: the one named near it, else the first found."""
         words = [w for w in re.findall(r"[A-Za-z]+", description) if w.lower() not in {"the", "a", "an"}]
         if words:
             head = words[-1]
+            heads = "|".join(re.escape(h) for h in sorted(_SAME_JOB.get(head.lower(), {head.lower()})))
+            qualifiers = [w for w in words[:-1] if w[0].isupper()]
             # A rank the description does not itself give ("deputy" of "the deputy mayor").
             other_ranks = _RANK_QUALIFIERS - {w.lower() for w in words}
+            first = ""
             for full in self.full_names:
-                if full in exclude:
+                # "Gateshead's Sage Centre, the chancellor said": a place or a body is no one's job.
+                if full in exclude or self.not_people.vetoes(full):
                     continue
                 pattern = (
-                    rf"{re.escape(head)}\s+(?:{HONORIFICS}\s+)?{re.escape(full)}"
-                    rf"|{re.escape(full)},\s+(?:the\s+)?[^,.]{{0,40}}\b{re.escape(head)}\b"
+                    rf"(?:{heads})\s+(?:{HONORIFICS}\s+)?{re.escape(full)}"
+                    rf"|{re.escape(full)},\s+(?:the\s+)?[^,.]{{0,40}}\b(?:{heads})\b"
                 )
                 for match in re.finditer(pattern, self.text[:before], re.IGNORECASE):
                     # "the mayor" is not "Deputy Mayor Nicky Gavron" (nor "the shadow chancellor").
                     qualifier = re.search(r"(\w+)[\s-]+$", self.text[max(0, match.start() - 20) : match.start()])
                     if qualifier and qualifier.group(1).lower() in other_ranks:
                         continue
-                    return full
+                    if not re.match(heads, match.group(0), re.IGNORECASE) and _AFTER_PREPOSITION.search(
+                        self.text, max(0, match.start() - 60), match.start()
+                    ):
+                        continue  # "To an audience at Gateshead's Sage Centre, the chancellor said"
+                    around = self.text[max(0, match.start() - 40) : match.end()]
+                    if not qualifiers or any(re.search(rf"\b{q}\b", around) for q in qualifiers):
+                        return full
+                    first = first or full
+            if first:
+                return first
             if head.lower() in UNNAMED_ROLES:
                 return ""  # "the spokesman" is usually never named: do not guess a name
         return self.resolve_reference(before, exclude)

@@ -32,7 +32,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 21
+RULES_VERSION = 22
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -126,6 +126,13 @@ _UNNAMED_ROLE_SUBJECT = re.compile(
     r"(?:dealer|broker|trader|analyst|economist|banker|source|insider|official|executive|spokesman|spokeswoman))\b"
 )
 _UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
+# A person described, not named, as the subject of a sentence of speech: `But the Frenchman said
+# the race was not over.`, `In a furious response, the Chelsea boss said …`.
+_DESCRIBED_SUBJECT = re.compile(
+    rf"(?:^|[.!?][\"”]?\s+|\n|,\s+)(?:(?:But|And|However|Meanwhile|Later),?\s+)?"
+    rf"(?P<who>[Tt]he\s+(?:[\w’'\-]+\s+){{0,3}}?(?:{ROLE_NOUNS}|{_DEMONYMS}|{_BARE_DEMONYMS}))"
+    rf"\s+{_VERB}\b"
+)
 # A partial quote whose sentence is about a person saying it in other words:
 # `Mr Marchionne is confident ..., saying ... GM's argument "has no legs"`.
 _SAYING = re.compile(
@@ -445,6 +452,14 @@ class _Attributor:
         if re.fullmatch(_PRONOUN, written):
             mention = self.people.reference_mention(at, inside, pronoun=written)
             unnamed = self._recent_unnamed(at)
+            described = self._recent_described(at, inside, written.lower())
+            if (
+                described
+                and (mention is None or described[1] > mention.start)
+                and (unnamed is None or described[1] > unnamed[1])
+            ):
+                # `The Chelsea boss said … He told reporters: "…"`: the person described.
+                return described[0]
             if unnamed and (mention is None or unnamed[1] > mention.start):
                 # `A spokesman for the BPI said … "…," he said.`, `However, one dealer … told
                 # Reuters … "…," he said`: that unnamed person, not whoever was named before.
@@ -463,6 +478,21 @@ class _Attributor:
             # is kept out of the article's full names, so find the full name here.
             return self._full_name_ending(name) or name
         return name
+
+    def _recent_described(self, before: int, exclude: set[str], pronoun: str) -> tuple[str, int] | None:
+        """The person a description names ("the Chelsea boss", "the Frenchman") as the subject of
+        the latest sentence of speech shortly before ``before``, and where the description ends;
+        None when there is none, it names nobody known, or the article calls them the other of
+        "he" and "she"."""
+        found = None
+        for match in _DESCRIBED_SUBJECT.finditer(self.text, max(0, before - 500), before):
+            found = match
+        if found is None:
+            return None
+        name = self.people.resolve_description(found.group("who"), found.start("who"), exclude)
+        if not name or (pronoun in ("he", "she") and self.people.genders.get(name, pronoun) != pronoun):
+            return None
+        return name, found.end("who")
 
     def _recent_unnamed(self, before: int) -> tuple[str, int] | None:
         """The latest unnamed speaker shortly before ``before``, and where its description ends

@@ -845,6 +845,28 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "ISPs need",
             "Marc Morin",
         ),
+        # A described subject ("the Chelsea boss", one job in other words) is who "He" means next.
+        (
+            "Chelsea manager Jose Mourinho was furious. Arsenal striker Thierry Henry scored twice.\n\n"
+            'In a furious response, the Chelsea boss said the referee had been poor. He told reporters: "It was '
+            'a disgrace."',
+            "It was a disgrace",
+            "Jose Mourinho",
+        ),
+        # The description's own name picks between two people with the job.
+        (
+            "Chelsea manager Jose Mourinho met Arsenal manager Arsene Wenger on Friday. Mourinho said little.\n\n"
+            '"We must keep going," said the Arsenal boss.',
+            "We must keep going",
+            "Arsene Wenger",
+        ),
+        # A place before "the chancellor said" is no apposition: the chancellor is Gordon Brown.
+        (
+            "Gordon Brown has issued a rallying cry to Labour voters.\n\nTo a packed audience at Gateshead's "
+            'Sage Centre, the chancellor said the cuts were huge. He said: "Never again Tory boom and bust."',
+            "Never again",
+            "Gordon Brown",
+        ),
     ],
 )
 def test_round_19_to_21_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
