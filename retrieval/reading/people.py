@@ -225,9 +225,9 @@ _INSIDE_SENTENCE = re.compile(r"[^.!?\"“”\s]\s*$")
 _FINITE_AFTER = re.compile(r"\s+(?:was|is|were|are|had|has|have|would|will|could|should|must|might)\b")
 
 
-# Words before a job that make it another job: a deputy mayor is not "the mayor".
 # Words for one job that reports use in turn: "Chelsea manager Jose Mourinho" is "the Chelsea boss".
 _SAME_JOB = {word: group for group in ({"manager", "boss", "coach"},) for word in group}
+# Words before a job that make it another job: a deputy mayor is not "the mayor".
 _RANK_QUALIFIERS = frozenset({"deputy", "vice", "assistant", "shadow", "former", "ex", "acting"})
 
 # Honorifics that tell whether "he" or "she" can refer to a person.
@@ -541,8 +541,7 @@ class People:
             other_ranks = _RANK_QUALIFIERS - {w.lower() for w in words}
             first = ""
             for full in self.full_names:
-                # "Gateshead's Sage Centre, the chancellor said": a place or a body is no one's job.
-                if full in exclude or self.not_people.vetoes(full):
+                if full in exclude:
                     continue
                 pattern = (
                     rf"(?:{heads})\s+(?:{HONORIFICS}\s+)?{re.escape(full)}"
@@ -557,6 +556,8 @@ class People:
                         self.text, max(0, match.start() - 60), match.start()
                     ):
                         continue  # "To an audience at Gateshead's Sage Centre, the chancellor said"
+                    if self.not_people.vetoes(full):
+                        break  # a place or a body is no one's job (asked only of a match: NER costs)
                     around = self.text[max(0, match.start() - 40) : match.end()]
                     if not qualifiers or any(re.search(rf"\b{q}\b", around) for q in qualifiers):
                         return full
