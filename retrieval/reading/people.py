@@ -226,7 +226,7 @@ _FINITE_AFTER = re.compile(r"\s+(?:was|is|were|are|had|has|have|would|will|could
 
 
 # Words for one job that reports use in turn: "Chelsea manager Jose Mourinho" is "the Chelsea boss".
-_SAME_JOB = {word: group for group in ({"manager", "boss", "coach"},) for word in group}
+_SAME_JOB = frozenset({"manager", "boss", "coach"})
 # Words before a job that make it another job: a deputy mayor is not "the mayor".
 _RANK_QUALIFIERS = frozenset({"deputy", "vice", "assistant", "shadow", "former", "ex", "acting"})
 
@@ -535,7 +535,7 @@ class People:
         words = [w for w in re.findall(r"[A-Za-z]+", description) if w.lower() not in {"the", "a", "an"}]
         if words:
             head = words[-1]
-            heads = "|".join(re.escape(h) for h in sorted(_SAME_JOB.get(head.lower(), {head.lower()})))
+            heads = "|".join(sorted(_SAME_JOB)) if head.lower() in _SAME_JOB else re.escape(head.lower())
             qualifiers = [w for w in words[:-1] if w[0].isupper()]
             # A rank the description does not itself give ("deputy" of "the deputy mayor").
             other_ranks = _RANK_QUALIFIERS - {w.lower() for w in words}
@@ -545,14 +545,14 @@ class People:
                     continue
                 pattern = (
                     rf"(?:{heads})\s+(?:{HONORIFICS}\s+)?{re.escape(full)}"
-                    rf"|{re.escape(full)},\s+(?:the\s+)?[^,.]{{0,40}}\b(?:{heads})\b"
+                    rf"|(?P<apposed>{re.escape(full)}),\s+(?:the\s+)?[^,.]{{0,40}}\b(?:{heads})\b"
                 )
                 for match in re.finditer(pattern, self.text[:before], re.IGNORECASE):
                     # "the mayor" is not "Deputy Mayor Nicky Gavron" (nor "the shadow chancellor").
                     qualifier = re.search(r"(\w+)[\s-]+$", self.text[max(0, match.start() - 20) : match.start()])
                     if qualifier and qualifier.group(1).lower() in other_ranks:
                         continue
-                    if not re.match(heads, match.group(0), re.IGNORECASE) and _AFTER_PREPOSITION.search(
+                    if match.group("apposed") and _AFTER_PREPOSITION.search(
                         self.text, max(0, match.start() - 60), match.start()
                     ):
                         continue  # "To an audience at Gateshead's Sage Centre, the chancellor said"

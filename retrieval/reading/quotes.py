@@ -452,12 +452,9 @@ class _Attributor:
         if re.fullmatch(_PRONOUN, written):
             mention = self.people.reference_mention(at, inside, pronoun=written)
             unnamed = self._recent_unnamed(at)
-            described = self._recent_described(at, inside, written.lower())
-            if (
-                described
-                and (mention is None or described[1] > mention.start)
-                and (unnamed is None or described[1] > unnamed[1])
-            ):
+            after = max(mention.start if mention else -1, unnamed[1] if unnamed else -1)
+            described = self._recent_described(at, after, inside, written.lower())
+            if described:
                 # `The Chelsea boss said … He told reporters: "…"`: the person described.
                 return described[0]
             if unnamed and (mention is None or unnamed[1] > mention.start):
@@ -479,15 +476,16 @@ class _Attributor:
             return self._full_name_ending(name) or name
         return name
 
-    def _recent_described(self, before: int, exclude: set[str], pronoun: str) -> tuple[str, int] | None:
+    def _recent_described(self, before: int, after: int, exclude: set[str], pronoun: str) -> tuple[str, int] | None:
         """The person a description names ("the Chelsea boss", "the Frenchman") as the subject of
         the latest sentence of speech shortly before ``before``, and where the description ends;
-        None when there is none, it names nobody known, or the article calls them the other of
-        "he" and "she"."""
+        None when there is none, it ends by ``after`` (someone named or unnamed spoke since), it
+        names nobody known, or the article calls them the other of "he" and "she". Resolving
+        the description is the costly part, so it is done last."""
         found = None
         for match in _DESCRIBED_SUBJECT.finditer(self.text, max(0, before - 500), before):
             found = match
-        if found is None:
+        if found is None or found.end("who") <= after:
             return None
         name = self.people.resolve_description(found.group("who"), found.start("who"), exclude)
         if not name or (pronoun in ("he", "she") and self.people.genders.get(name, pronoun) != pronoun):
