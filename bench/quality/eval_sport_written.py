@@ -1,0 +1,73 @@
+"""Natural questions over invented sport reports: the nearest stand-in for the held-out sport news.
+
+Byline is measured, out of sight, on natural questions over BBC sport reports, a section this
+project never holds. ``bench/data/sport_written/`` is the stand-in: sport reports *invented* by
+writers who were asked for the BBC Sport style of 2004-2005 (many quotes a manager, pronouns,
+"the Portuguese added"), and natural questions written over them by other writers, blind to
+Byline's rules (see that folder's README). The library is those articles alone, as the held-out
+one is sport alone. Rows and judging are the natural parts' (``eval_natural``), and the quotes the
+speaker and "who said" questions expect are checked against the attribution Byline stores.
+
+    python -m bench.quality.eval_sport_written [--errors]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bench.paths import DATA
+from bench.quality.eval_natural import ANSWERABLE, KINDS, load_natural, run_natural
+from bench.quality.eval_quotes import run_natural_attribution
+from retrieval.library import Library
+
+SPORT_WRITTEN = DATA / "sport_written"
+
+
+def _args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--articles", type=Path, default=SPORT_WRITTEN / "articles")
+    parser.add_argument("--questions", type=Path, nargs="*", default=sorted(SPORT_WRITTEN.glob("*.tsv")))
+    parser.add_argument("--library", type=Path, default=Path("/tmp/byline-sport-written"))
+    parser.add_argument("--errors", action="store_true", help="print every miss")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _args(argv)
+    questions = [q for path in args.questions for q in load_natural(path, split=False)]
+    if not questions or not args.articles.is_dir():
+        print(f"No questions or no articles under {SPORT_WRITTEN}.", file=sys.stderr)
+        return 1
+    library = Library.open(args.library)
+    library.ingest([args.articles])
+    library.warm_up()
+    tally, misses = run_natural(library, questions)
+    library.close()
+    print(f"{len(questions)} questions over {library.article_count()} invented sport reports")
+    for kind in KINDS:
+        if tally.asked[kind]:
+            print(f"  {kind:14} {tally.right[kind]:4}/{tally.asked[kind]:<4} {tally.score(kind):.3f}")
+    answerable = sum(tally.asked[k] for k in ANSWERABLE)
+    print(f"  answerable refused {sum(tally.refused[k] for k in ANSWERABLE)}/{answerable} "
+          f"{tally.answerable_refusal:.3f}  by {dict(tally.refused_by)}")
+    print(f"  overall {sum(tally.right.values())}/{sum(tally.asked.values())} {tally.overall:.3f}")
+    expected = [
+        (q.article, q.expected, q.speaker)
+        for q in questions
+        if q.kind in ("speaker", "who_said") and q.expected and q.speaker
+    ]
+    attribution = run_natural_attribution(expected, args.articles)
+    print(
+        f"  expected quotes attributed right {attribution.right}/{attribution.checked} "
+        f"(wrong {attribution.wrong}, none {attribution.unattributed}, no quote {attribution.not_found})"
+    )
+    if args.errors:
+        print("\n".join(misses))
+        print("\n".join(f"  attribution: {e}" for e in attribution.errors))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
