@@ -80,6 +80,10 @@ class Tuning:
     speaker_article_weight: float = 0.3
     speaker_context_weight: float = 0.3
     speaker_context_overlap_weight: float = 0.2
+    # Share of the cosine to the topic of the writer's sentence right before a quote (its lead-in:
+    # "Caldwell denied he had been troubled by the hamstring strain." before "I'm not going to
+    # blame the leg"), when that sentence quotes no one.
+    speaker_lead_weight: float = 0.3
     # Taken off a quote for each word it is shorter than six words.
     speaker_short_quote_penalty: float = 0.04
     # Taken off a quote whose article lacks a name of the topic (variants, first names and other

@@ -231,12 +231,22 @@ _COUNTRY_GROUPS = [
     "scandinavia scandinavian",
 ]
 
+# Clubs as fans shorten them ("Man Utd", "West Brom", "Spurs"), with a word of the name that
+# reports write (stemmed when the table is built).
+_CLUB_SHORT_NAMES = [
+    "utd united",
+    "brom bromwich",
+    "boro middlesbrough",
+    "spurs tottenham",
+    "wolves wolverhampton",
+]
+
 
 @cache
 def _alias_table() -> dict[str, frozenset[str]]:
     table: dict[str, frozenset[str]] = {}
     groups = [frozenset(group.split()) for group in _ALIAS_GROUPS]
-    groups += [frozenset(search_tokens(group)) for group in _COUNTRY_GROUPS]
+    groups += [frozenset(search_tokens(group)) for group in (*_COUNTRY_GROUPS, *_CLUB_SHORT_NAMES)]
     for members in groups:
         for member in members:
             table[member] = table.get(member, frozenset()) | (members - {member})
@@ -257,6 +267,14 @@ _SPELLED_OUT = {
     "imf": ["international monetary fund"],
     "mp": ["member of parliament"],
     "mps": ["members of parliament"],
+    "tv": ["television"],
+    # Sport's bodies and names, as fans write them.
+    "fa": ["football association"],
+    "rfu": ["rugby football union"],
+    "icc": ["international cricket council"],
+    "ioc": ["international olympic committee"],
+    "f1": ["formula one"],
+    "gb": ["great britain"],
 }
 
 

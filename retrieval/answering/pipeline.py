@@ -266,7 +266,9 @@ def _who_said_answer(
         return None
     articles = list(dict.fromkeys(s.sentence.article_id for s in window))[: tuning.who_said_articles]
     ranges = library.store.article_quote_ranges(articles)
-    ranked = rank_quotes(library, ranges, question.topic, topic_vector, tuning, ranked_passages=ranked_passages)
+    ranked = rank_quotes(
+        library, ranges, question.topic, topic_vector, tuning, ranked_passages=ranked_passages, lead_in=False
+    )
     if not ranked:
         return _sentences_answer(library, question, window[:1])
     # The whole quote, as a speaker answer gives it: the words asked about are often in its

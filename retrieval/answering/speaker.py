@@ -86,10 +86,13 @@ def rank_quotes(
     tuning: Tuning,
     scope: ResolvedScope | None = None,
     ranked_passages: list[tuple[int, float]] | None = None,
+    lead_in: bool = True,
 ) -> list[RankedQuote]:
     """A speaker's quotes, best first. ``ranges`` rows are (quote id, first sentence id, last
     sentence id, partial, article id) from ``Store.speaker_quote_ranges``; ``ranked_passages``
-    is the topic's passage ranking when the caller already has it."""
+    is the topic's passage ranking when the caller already has it. ``lead_in``: whether the
+    writer's sentence before a quote counts (for "what did X say about Y", where it often
+    names Y; not for "who said ...", whose words describe the quote itself)."""
     if not len(ranges):
         return []
     if topic_vector is None:
@@ -117,6 +120,11 @@ def rank_quotes(
     rarity = library.sparse.max_idf(topic_tokens)
     passages = [s.passage_id for s in sentences.values()]
     context = _context_closeness(library, passages, topic_vector, topic_tokens, rarity)
+    leads = (
+        _lead_in_closeness(library, quotes, {int(quote_ids[i]): int(firsts[i]) for i in top}, topic_vector)
+        if lead_in and tuning.speaker_lead_weight
+        else {}
+    )
     # The topic's names and numbers are the words people do not paraphrase: a year or a name
     # missing from the quote's article all but rules the quote out ("touring in 2009" of a 2005
     # story); its other words may be paraphrased freely.
@@ -135,6 +143,7 @@ def rank_quotes(
             + tuning.speaker_context_weight * around
             + tuning.lexical_weight * overlap
             + tuning.speaker_context_overlap_weight * around_overlap
+            + tuning.speaker_lead_weight * leads.get(quote.id, 0.0)
             - (tuning.speaker_missing_name_penalty if names.from_article(quote.article_id) else 0.0)
             - (1.0 if years and not set(years) <= library.article_terms.of(quote.article_id) else 0.0)
             # A few quoted words ("uncharted territory") sit close to any topic they name, but
@@ -182,6 +191,35 @@ def _article_relevance(
         if article_id is not None and article_id not in relevance:
             relevance[article_id] = score
     return relevance, ranked[-1][1]
+
+
+_QUOTE_MARKS = ('"', "“", "”")
+
+
+def _lead_in_closeness(
+    library: Corpus, quotes: dict[int, Quote], first_sentence: dict[int, int], vector: np.ndarray
+) -> dict[int, float]:
+    """Quote id -> the cosine to the topic of the writer's sentence right before the quote, when
+    it is in the same or the paragraph before and quotes no one (sport reports set a quote up in
+    a sentence of its own: "Asked about the heat, ..." or "X was angry with the referee.")."""
+    wanted = {qid: first - 1 for qid, first in first_sentence.items() if qid in quotes}
+    sentences = library.store.sentences_by_ids(sorted(set(wanted.values())))
+    leads = {
+        qid: sid
+        for qid, sid in wanted.items()
+        if (lead := sentences.get(sid)) is not None
+        and lead.article_id == quotes[qid].article_id
+        and lead.end <= quotes[qid].start
+        and quotes[qid].paragraph - 1 <= lead.paragraph
+        and not any(mark in lead.text for mark in _QUOTE_MARKS)
+    }
+    if not leads:
+        return {}
+    ids = sorted(set(leads.values()))
+    with library.lock:
+        cosines = library.dense.vectors(ids) @ vector
+    by_sentence = dict(zip(ids, cosines.tolist(), strict=True))
+    return {qid: by_sentence[sid] for qid, sid in leads.items()}
 
 
 def _context_closeness(

@@ -119,8 +119,8 @@ def _head_and_rest(who: str, asked: str) -> tuple[str, str]:
 def _stored_spellings(word: str, by_word: dict[str, set[str]], with_first_name: bool = False) -> list[str]:
     """``word`` if a stored speaker's name has it, then the stored words a letter away from it
     or with two letters swapped ("Schnieder"; five letters or more, so "Rob" is not "Bob").
-    With the first name given, shorter words ("Oliver Irsh", "Nick Bub") and, from six letters, words two
-    letters away ("Prentice" for "Prentis") count too: the first name then vouches for them."""
+    With the first name given, shorter words ("Oliver Irsh", "Nick Bub") and, from five letters, words two
+    letters away ("Prentice" for "Prentis", "Lenny" for "Lennie") count too: the first name then vouches for them."""
     exact = [word] if word in by_word else []
     if len(word) < (3 if with_first_name else 5):
         return exact
@@ -132,7 +132,7 @@ def _stored_spellings(word: str, by_word: dict[str, set[str]], with_first_name: 
         and (
             one_edit_apart(w, word)
             or letters_swapped(w, word)
-            or (with_first_name and len(word) >= 6 and _two_edits_apart(w, word))
+            or (with_first_name and len(word) >= 5 and _two_edits_apart(w, word))
         )
     ]
     return exact + sorted(close)

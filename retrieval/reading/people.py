@@ -45,6 +45,8 @@ ROLE_NOUNS = (
     "portuguese|spaniard|frenchman|dutchman|belgian|argentine|brazilian|italian|german|scot|"
     "welshman|irishman|englishman|american|australian|swede|norwegian|dane|russian|"
     "\\d+-year-old|man|woman|veteran|critic|campaigner|group|firm|company|report|statement|"
+    # Sport's ways to name a player by standing: "the world number seven", "the top seed".
+    "skipper|seed|favourite|number\\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|\\d+)|"
     # Arts and media jobs: "The long-running presenter said:" is the Cat Deeley named before it.
     "presenter|host|broadcaster|comedian|musician|guitarist|drummer|bassist|frontman|rapper|"
     "novelist|writer|producer|journalist|editor|designer|chef|dj"
@@ -441,7 +443,9 @@ class People:
         after = self.text[end : end + 160]
         return bool(
             re.match(
-                rf"\s*(?:(?:,[^,.]{{1,110}}){{1,2}},\s*|,\s*|{_AFFILIATION}"
+                # ("Markopoulou, the favourite after running 7.12 in Athens, led": a number's
+                # point or thousands comma ends no clause.)
+                rf"\s*(?:(?:,(?:[^,.]|(?<=\d)[.,](?=\d)){{1,110}}){{1,2}},\s*|,\s*|{_AFFILIATION}"
                 # "Mr Kennedy, whose party opposes the plan as "deeply flawed" said": a relative
                 # clause the writer did not close with a comma.
                 rf"|,\s+(?:who|whose)\b[^,.;:]{{1,110}}?\s+(?=(?:{SPEECH_VERBS})\b)"

@@ -32,7 +32,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 22
+RULES_VERSION = 23
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -52,7 +52,8 @@ _BARE_DEMONYMS = (
 _DESCRIPTION = (
     rf"(?:(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS}|{_DEMONYMS})"
     rf"(?:\s+(?:for|of|at)\s+(?:the\s+)?[\w’'\-]+(?:\s+[A-Z][\w’'\-]+){{0,3}})?"
-    rf"|\b[Tt]he\s+(?:{_BARE_DEMONYMS})\b)"
+    # "the Portuguese", "the 25-year-old Finn", "the experienced Greek"
+    rf"|\b[Tt]he\s+(?:[\w’'\-]+\s+){{0,2}}?(?:{_BARE_DEMONYMS})\b)"
 )
 _SPEAKER = rf"(?P<speaker>{_DESCRIPTION}|{NAME}|{_PRONOUN})"
 _VERB = rf"(?:(?:has|had|have|also|later|then|simply|previously|once|[a-z]+ly)\s+)?(?:{SPEECH_VERBS})"
@@ -384,7 +385,8 @@ class _Attributor:
             )
             # "National Bureau of Statistics chief Li Deshui told Reuters": the name after the job
             # comes before the organisation at the head of the chunk.
-            after_job = _NAME_AFTER_ROLE.search(head)
+            # ("the 25-year-old Finn" is a description whole, not a job and the name "Finn".)
+            after_job = None if _is_description(head) else _NAME_AFTER_ROLE.search(head)
             named_after_job = [after_job.group("speaker")] if after_job else []
             own_words = _OWN_WORDS.fullmatch(head)
             named_own_words = [own_words.group("speaker")] if own_words else []
@@ -399,8 +401,8 @@ class _Attributor:
         """The speaker a chunk of attribution names, or "" when it names nobody."""
         if re.fullmatch(_PRONOUN, chunk) or chunk in ("it", "It"):
             return chunk
-        description = re.match(_DESCRIPTION, chunk)
-        if description and description.group(0) == chunk and not re.fullmatch(NAME, chunk):
+        # fullmatch: "the 25-year-old Finn" is one description, not "the 25-year-old" and a name.
+        if re.fullmatch(_DESCRIPTION, chunk) and not re.fullmatch(NAME, chunk):
             return chunk
         if len(chunk.split()) > 8:
             return ""

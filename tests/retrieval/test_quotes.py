@@ -873,6 +873,38 @@ def test_round_19_to_21_attribution_patterns(text: str, quote_start: str, speake
     assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
 
 
+@pytest.mark.parametrize(
+    ("text", "quote_start", "speaker"),
+    [
+        # A number's point ends no apposition: Markopoulou is still the subject "the Greek" means.
+        (
+            "Britain's Jodie Marsden won the title. She edged out Greece's Eleni Markopoulou.\n\n"
+            "Marsden came through strongly.\n\nMarkopoulou, the favourite after running 7.12 in Athens last "
+            'month, led until the final few strides.\n\n"I thought I had won it," the Greek said.',
+            "I thought I had won",
+            "Eleni Markopoulou",
+        ),
+        # "the 25-year-old Finn" is one description, not an age and a person called Finn.
+        (
+            "Finland's Mikko Vaaranen finished fourth in Malaysia.\n\n"
+            '"We will be stronger in Bahrain," the 25-year-old Finn told reporters.',
+            "We will be stronger",
+            "Mikko Vaaranen",
+        ),
+        # Sport names a player by standing: "the world number seven" is the player last the subject.
+        (
+            "Russia's Darya Vorontsova reached the final. She beat Belgium's Sofie Vandermeulen.\n\n"
+            "Vorontsova then served out the match to love.\n\n"
+            'Asked about the heat, the world number seven told BBC Sport: "It was like playing inside an oven."',
+            "It was like playing",
+            "Darya Vorontsova",
+        ),
+    ],
+)
+def test_round_22_sport_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
+    assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
+
+
 def test_an_unnamed_speaker_between_stops_a_named_one_going_on() -> None:
     text = (
         'Stocks rose 4%. "I am not surprised at all," says Mr Rahim. One leading Lahore broker said the '
