@@ -58,8 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         if tally.asked[kind]:
             print(f"  {kind:14} {tally.right[kind]:4}/{tally.asked[kind]:<4} {tally.score(kind):.3f}")
     answerable = sum(tally.asked[k] for k in ANSWERABLE)
-    print(f"  answerable refused {sum(tally.refused[k] for k in ANSWERABLE)}/{answerable} "
-          f"{tally.answerable_refusal:.3f}  by {dict(tally.refused_by)}")
+    print(
+        f"  answerable refused {sum(tally.refused[k] for k in ANSWERABLE)}/{answerable} "
+        f"{tally.answerable_refusal:.3f}  by {dict(tally.refused_by)}"
+    )
     print(f"  overall {sum(tally.right.values())}/{sum(tally.asked.values())} {tally.overall:.3f}")
     expected = [
         (q.article, q.expected, q.speaker)

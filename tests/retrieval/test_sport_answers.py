@@ -26,9 +26,9 @@ ARTICLES = [
         text=(
             "American eighth seed Bryce Caldwell was knocked out of the French Open in the second round by "
             "Spanish qualifier Pablo Cienfuegos, who won in four sets.\n\n"
-            '"He\'s a great player on clay, he made very few mistakes, and I just couldn\'t find my rhythm," '
+            "\"He's a great player on clay, he made very few mistakes, and I just couldn't find my rhythm,\" "
             "Caldwell said.\n\n"
-            '"The conditions were heavy, the ball wasn\'t going anywhere, but that\'s the same for both guys."\n\n'
+            "\"The conditions were heavy, the ball wasn't going anywhere, but that's the same for both guys.\"\n\n"
             "The 24-year-old Texan denied that he had been troubled by the hamstring strain he picked up at the "
             "Italian Open earlier this month.\n\n"
             '"I\'m not going to sit here and blame the leg," Caldwell said. "I felt fine. I just got outplayed."\n\n'
