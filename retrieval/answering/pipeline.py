@@ -33,17 +33,17 @@ from retrieval.answering.names import MissingTerms, names_absent
 from retrieval.answering.question import MAX_QUESTION_CHARS, Question, may_name_someone, parse, with_context
 from retrieval.answering.read import active_reader, read_quotes, read_sentences
 from retrieval.answering.speaker import (
+    QuoteWindows,
     RankedQuote,
     articles_in_speaker_quotes,
     choose_quotes,
-    quote_window,
     rank_quotes,
     reports_speech_of,
 )
 from retrieval.answering.who import resolve_speakers
 from retrieval.citations import CitationNumbers
 from retrieval.errors import BadQuestion
-from retrieval.models import Answer, AnswerSpan, Quote, SearchHit, Sentence
+from retrieval.models import Answer, AnswerSpan, SearchHit
 from retrieval.ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
 from retrieval.reading.text import search_tokens
 from retrieval.scope import articles_phrase
@@ -276,19 +276,22 @@ def _who_said_answer(
     # score are shown too, the closest first, as for "what did X say": the paraphrase a
     # question is put in rarely singles out one quote (natural questions, all parts: 62 -> 70
     # of 108 right with up to 3 quotes, 68 with up to 2).
-    chosen = sorted(choose_quotes(ranked, tuning), key=lambda item: -item.score)
+    windows = QuoteWindows(library)
+    chosen = sorted(choose_quotes(ranked, tuning, windows), key=lambda item: -item.score)
     citations = CitationNumbers()
-    spans = [_quote_span(library, citations, item.quote, item.best, item.score) for item in chosen]
+    spans = [_quote_span(library, citations, item, windows) for item in chosen]
     return finish(library, question, spans, citations)
 
 
-def _quote_span(library: Corpus, citations: CitationNumbers, quote: Quote, best: Sentence, score: float) -> AnswerSpan:
+def _quote_span(library: Corpus, citations: CitationNumbers, item: RankedQuote, windows: QuoteWindows) -> AnswerSpan:
     """A quote as an answer span (all of it when short, else its best sentence), cited."""
-    article_text = library.store.article(quote.article_id, with_text=True).text  # type: ignore[union-attr]
-    start, end = quote_window(library, quote, best, article_text)
-    text = article_text[start:end]
-    n = citations.number_by_id(quote.article_id, quote.paragraph, best.passage_id, library.store.article)
-    return AnswerSpan(text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(score, 4))
+    quote = item.quote
+    start, end = windows.of(item)
+    text = windows.article_text(quote.article_id)[start:end]
+    n = citations.number_by_id(quote.article_id, quote.paragraph, item.best.passage_id, library.store.article)
+    return AnswerSpan(
+        text, "quote", quote.speaker, n, quote.article_id, quote.paragraph, start, end, round(item.score, 4)
+    )
 
 
 # -- what someone said --------------------------------------------------------------------------
@@ -340,11 +343,12 @@ def _speaker_answer(
             message = f"I found {question.who}, but nothing they said that answers this. Closest:"
             return _speaker_refusal(library, question, ranked, Refusal(checks.READER, message), tuning, scope)
         ranked = reading.items  # type: ignore[assignment]
-    chosen = choose_quotes(ranked, tuning)
+    windows = QuoteWindows(library)
+    chosen = choose_quotes(ranked, tuning, windows)
     citations = CitationNumbers()
     spans = []
     for item in chosen:
-        spans.append(_quote_span(library, citations, item.quote, item.best, item.score))
+        spans.append(_quote_span(library, citations, item, windows))
     message = ""
     if not on_topic:  # the topic came from an earlier question ("and Guardiola?")
         message = f"I found nothing from {question.who} about {question.topic}; here is what they said."

@@ -218,8 +218,15 @@ def test_a_quote_off_the_topics_words_answers_when_its_article_is_about_the_topi
     answer = corpus.ask(question)
     assert answer.answered and answer.spans[0].speaker == "Walter Phillips"
     assert answer.spans[0].text == "He looks forward to moving on with his life"
-    # The quote alone is too far from "Cosby": its paragraph and article make it the answer.
-    alone = replace(TUNING, speaker_article_weight=0.0, speaker_context_weight=0.0, speaker_context_overlap_weight=0.0)
+    # The quote alone is too far from "Cosby": its paragraph, the sentence leading into it and
+    # its article make it the answer.
+    alone = replace(
+        TUNING,
+        speaker_article_weight=0.0,
+        speaker_context_weight=0.0,
+        speaker_context_overlap_weight=0.0,
+        speaker_lead_weight=0.0,
+    )
     assert not answer_question(corpus, question, (), alone).answered
 
 

@@ -58,6 +58,21 @@ ARTICLES = [
 ]
 
 
+ARTICLES.append(
+    ArticleDraft(
+        key="test:greenhalgh",
+        title="Greenhalgh calls time on career",
+        text=(
+            "Sale Sharks hooker Martin Greenhalgh has retired at the age of 34 because of a neck injury.\n\n"
+            '"It\'s not the way I wanted to finish, but the surgeon was clear," Greenhalgh said.\n\n'
+            "Greenhalgh won 41 caps for England.\n\n"
+            '"When I came into the game, hookers threw in and scrummaged and that was about it," he said. '
+            '"Now you\'re expected to carry like a back-rower and tackle all afternoon."'
+        ),
+    )
+)
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
     yield from _library_of(tmp_path_factory, embedder, ARTICLES)
@@ -77,6 +92,16 @@ def test_the_writers_sentence_before_a_quote_says_what_it_is_about(corpus: Libra
     assert "blame the leg" not in best(replace(TUNING, speaker_lead_weight=0.0))
     answer = corpus.ask(question.text)
     assert answer.answered and any("blame the leg" in span.text for span in answer.spans)
+
+
+def test_a_quote_broken_by_its_attribution_is_shown_as_one_thing_said(corpus: Library) -> None:
+    answer = corpus.ask("How did Martin Greenhalgh describe the way a hooker's job has changed?")
+    assert answer.answered and answer.spans[0].speaker == "Martin Greenhalgh"
+    span = next(span for span in answer.spans if "hookers threw in" in span.text)
+    # Both pieces, with the "he said" between them, verbatim, as one span.
+    assert span.text.endswith("tackle all afternoon.")
+    assert '," he said. "' in span.text
+    assert sum("tackle all afternoon" in s.text for s in answer.spans) == 1
 
 
 def test_a_surname_two_letters_off_is_found_with_its_first_name(corpus: Library) -> None:
