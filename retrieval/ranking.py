@@ -218,10 +218,14 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"|which year|what century|in which century|what decade)\b",
             re.I,
         ),
-        # Years with their decades ("the 1050s") and, after a preposition, early years ("in 911").
+        # Years with their decades ("the 1050s") and, after a preposition, early years ("in 911");
+        # a match's minute ("in the 64th minute", "on 72 minutes") and a day of the week, the
+        # "when" of sport reports ("He will undergo surgery in Belfast on Thursday").
         re.compile(
             rf"\b(?:1\d{{3}}s?|20\d{{2}}s?|\d{{1,2}}(?:st|nd|rd|th) century|{_MONTHS}|century|decade|BC|AD)\b"
             r"|\b(?:in|since|by|from|until|around|circa|about|before|after)\s+\d{3}\b"
+            r"|\b\d{1,3}(?:st|nd|rd|th)\s+minute\b|\b(?:on|after|in)\s+\d{1,3}\s+minutes\b"
+            r"|\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b"
         ),
     ),
     (

@@ -162,8 +162,9 @@ _HOW_MANY = re.compile(
     r"^how many\s+(?:of\s+(?:the|its|their|his|her|those|these)\s+)?(?:[\w]+-[\w\-]+\s+)?(?P<noun>[a-z]\w*)",
     re.IGNORECASE,
 )
-# Nouns counted in other words as often as in their own ("80 workers" for "how many people").
-_GENERIC_COUNTED = frozenset(search_tokens("people times more others"))
+# Nouns counted in other words as often as in their own ("80 workers" for "how many people",
+# "a crowd of 19,872" for "how many fans").
+_GENERIC_COUNTED = frozenset(search_tokens("people times more others fans supporters spectators"))
 # A number ("28", "50m", "twelve") and the words after it. The words are only looked ahead at,
 # so that a number among them starts a count of its own: in "each one harbours 28 separate
 # spyware programs" "one" must not swallow the "28" that counts the programs.

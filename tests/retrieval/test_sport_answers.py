@@ -72,6 +72,19 @@ ARTICLES.append(
     )
 )
 
+ARTICLES.append(
+    ArticleDraft(
+        key="test:ogilvie",
+        title="Tigers lose Ogilvie for Six Nations",
+        text=(
+            "Leicester beat Wasps 19-16 at Welford Road, but lost winger Danny Ogilvie to a suspected broken "
+            "wrist in the 64th minute.\n\n"
+            "He will see a specialist in Nottingham on Thursday.\n\n"
+            "A crowd of 16,815 saw Leicester move second in the Zurich Premiership."
+        ),
+    )
+)
+
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
@@ -102,6 +115,22 @@ def test_a_quote_broken_by_its_attribution_is_shown_as_one_thing_said(corpus: Li
     assert span.text.endswith("tackle all afternoon.")
     assert '," he said. "' in span.text
     assert sum("tackle all afternoon" in s.text for s in answer.spans) == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # A match's minute and a day of the week are the "when" of sport reports.
+        ("When did Danny Ogilvie get hurt in the Leicester v Wasps game?", "64th minute"),
+        ("When is Danny Ogilvie seeing a specialist about his wrist?", "on Thursday"),
+        # A crowd counts fans in other words.
+        ("How many fans watched Leicester beat Wasps at Welford Road?", "16,815"),
+    ],
+)
+def test_sport_answers_its_when_and_how_many_in_its_own_words(corpus: Library, question: str, expected: str) -> None:
+    answer = corpus.ask(question)
+    assert answer.answered, answer.refused_by
+    assert any(expected in span.text for span in answer.spans)
 
 
 def test_a_surname_two_letters_off_is_found_with_its_first_name(corpus: Library) -> None:
