@@ -74,12 +74,6 @@ def quote_of(library: Corpus, sentence: Sentence) -> Quote | None:
     return None
 
 
-def quote_speaker(library: Corpus, sentence: Sentence) -> str:
-    """Who a sentence quotes, when it lies in an attributed quote."""
-    quote = quote_of(library, sentence)
-    return quote.speaker if quote is not None else ""
-
-
 def finish(
     library: Corpus, question: Question, spans: list[AnswerSpan], citations: CitationNumbers, message: str = ""
 ) -> Answer:

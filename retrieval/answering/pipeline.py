@@ -14,7 +14,7 @@ import numpy as np
 
 from retrieval.answering import checks
 from retrieval.answering.checks import Refusal
-from retrieval.answering.compose import abstain, finish, hits, quote_speaker
+from retrieval.answering.compose import abstain, finish, hits, quote_of
 from retrieval.answering.events import asked_events, unreported
 from retrieval.answering.facts import (
     asks_for_outcome,
@@ -43,7 +43,7 @@ from retrieval.answering.speaker import (
 from retrieval.answering.who import resolve_speakers
 from retrieval.citations import CitationNumbers
 from retrieval.errors import BadQuestion
-from retrieval.models import Answer, AnswerSpan, SearchHit
+from retrieval.models import Answer, AnswerSpan, SearchHit, SpanKind
 from retrieval.ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
 from retrieval.reading.text import search_tokens
 from retrieval.scope import articles_phrase
@@ -226,24 +226,29 @@ def _event_unreported(library: Corpus, asked: str, article_id: int) -> bool:
 
 
 def _sentences_answer(library: Corpus, question: Question, chosen: list[_Scored], message: str = "") -> Answer:
+    """The chosen sentences, cited. A sentence inside someone's quote is shown with the rest of
+    what they said there (``quote_window``, as a speaker answer shows it): the words asked about
+    are often in the quote's next sentence ("Which coach refused to promise a win but vowed his
+    side would be hard to beat?"). A sentence that a span already shows is not shown again."""
     citations = CitationNumbers()
-    spans = []
+    windows = QuoteWindows(library)
+    spans: list[AnswerSpan] = []
     for item in chosen:
         s = item.sentence
+        quote = quote_of(library, s)
+        start, end = s.start, s.end
+        kind: SpanKind = "sentence"
+        if quote is not None:
+            low, high = windows.window(quote, s)
+            start, end = min(start, low), max(end, high)
+            # Only the quote's words: shown in quote marks; with the writer's words: as written.
+            kind = "quote" if (start, end) == (low, high) else "sentence"
+        if any(span.article_id == s.article_id and span.start <= start and end <= span.end for span in spans):
+            continue
         n = citations.number_by_id(s.article_id, s.paragraph, s.passage_id, library.store.article)
-        spans.append(
-            AnswerSpan(
-                s.text,
-                "sentence",
-                quote_speaker(library, s),
-                n,
-                s.article_id,
-                s.paragraph,
-                s.start,
-                s.end,
-                round(item.score, 4),
-            )
-        )
+        text = windows.article_text(s.article_id)[start:end] if quote is not None else s.text
+        speaker = quote.speaker if quote is not None else ""
+        spans.append(AnswerSpan(text, kind, speaker, n, s.article_id, s.paragraph, start, end, round(item.score, 4)))
     return finish(library, question, spans, citations, message)
 
 

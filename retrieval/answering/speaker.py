@@ -259,10 +259,13 @@ class QuoteWindows:
         return self._texts[article_id]
 
     def of(self, item: RankedQuote) -> tuple[int, int]:
-        if item.quote.id not in self._windows:
-            text = self.article_text(item.quote.article_id)
-            self._windows[item.quote.id] = quote_window(self.library, item.quote, item.best, text)
-        return self._windows[item.quote.id]
+        return self.window(item.quote, item.best)
+
+    def window(self, quote: Quote, best: Sentence) -> tuple[int, int]:
+        if quote.id not in self._windows:
+            text = self.article_text(quote.article_id)
+            self._windows[quote.id] = quote_window(self.library, quote, best, text)
+        return self._windows[quote.id]
 
 
 def _one_utterance(a: Quote, b: Quote) -> bool:

@@ -85,6 +85,19 @@ ARTICLES.append(
     )
 )
 
+ARTICLES.append(
+    ArticleDraft(
+        key="test:lomax",
+        title="Lomax names Great Britain squad",
+        text=(
+            "Great Britain coach Stuart Lomax has named his squad for the Tri-Nations series.\n\n"
+            "Lomax told BBC Sport: \"I'm not going to sit here and promise anybody we'll win the tournament. "
+            "What I will promise is that we'll be very hard to beat.\"\n\n"
+            "The first game is against New Zealand at Hull on 23 October."
+        ),
+    )
+)
+
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
@@ -131,6 +144,16 @@ def test_sport_answers_its_when_and_how_many_in_its_own_words(corpus: Library, q
     answer = corpus.ask(question)
     assert answer.answered, answer.refused_by
     assert any(expected in span.text for span in answer.spans)
+
+
+def test_a_sentence_inside_a_quote_is_shown_with_the_rest_of_the_quote(corpus: Library) -> None:
+    answer = corpus.ask("Who refused to promise anybody they would win the tournament?")
+    assert answer.answered
+    span = next(span for span in answer.spans if "promise anybody" in span.text)
+    assert span.speaker == "Stuart Lomax"
+    assert span.text.endswith("we'll be very hard to beat.")  # the quote's next sentence too
+    # The sentence holds the writer's words too ("Lomax told BBC Sport:"): shown as written.
+    assert span.kind == "sentence" and span.text.startswith("Lomax told BBC Sport")
 
 
 def test_a_surname_two_letters_off_is_found_with_its_first_name(corpus: Library) -> None:
