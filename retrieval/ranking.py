@@ -278,6 +278,22 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(r"\b\d{1,3}\s?[-–]\s?\d{1,3}\b|\b(?:goalless|nil)\b", re.I),
     ),
     (
+        # A crowd: "What was the attendance at Goodison?" is answered by a count of people.
+        re.compile(r"^(?:what|how big|how large)\s+(?:was|is|were)\s+the\s+(?:attendance|crowd|gate)\b", re.I),
+        re.compile(r"\b\d{1,3}(?:,\d{3})+\b|\b\d{4,6}\b|\bsell-?out\b|\bcapacity\b", re.I),
+    ),
+    (
+        # A player's position: "What position does Danny Whitlow play?" is not answered by his
+        # age and goals (only "play": "What position did Blair offer Brown?" asks for a job).
+        re.compile(r"^(?:what|which)\s+positions?\s+(?:does|did|do|is|was|will)\b[^?]*\bplay(?:s|ed)?\b", re.I),
+        re.compile(
+            r"\b(?:goalkeeper|keeper|defender|full-back|centre-back|centre-half|sweeper|midfielder|winger|striker"
+            r"|forward|playmaker|prop|hooker|lock|flanker|number eight|no 8|scrum-half|fly-half|centre|wing"
+            r"|batsman|bowler|spinner|all-rounder|wicketkeeper|opener|pitcher|catcher|guard)s?\b",
+            re.I,
+        ),
+    ),
+    (
         # An age: "How old is Huw Stephens?" is not answered by "the 2300 slot".
         re.compile(r"^(?:how old|what age|at what age)\b", re.I),
         re.compile(r"\b\d{1,3}[- ]years?[- ]old\b|\baged?\s+\d{1,3}\b|\b[A-Z][\w’'\-]+,\s+\d{1,3},", re.I),

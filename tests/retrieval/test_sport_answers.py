@@ -17,6 +17,7 @@ from retrieval.answering.who import resolve_speakers
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
+from retrieval.ranking import answer_type
 from tests.retrieval.test_abstention import _library_of
 
 ARTICLES = [
@@ -154,6 +155,24 @@ def test_a_sentence_inside_a_quote_is_shown_with_the_rest_of_the_quote(corpus: L
     assert span.text.endswith("we'll be very hard to beat.")  # the quote's next sentence too
     # The sentence holds the writer's words too ("Lomax told BBC Sport:"): shown as written.
     assert span.kind == "sentence" and span.text.startswith("Lomax told BBC Sport")
+
+
+@pytest.mark.parametrize(
+    ("question", "answers", "does_not"),
+    [
+        ("What was the attendance at Goodison?", "A crowd of 16,815 saw it.", "They meet at Hull on 23 October."),
+        ("What position does Danny Whitlow play?", "The striker, 27, scored twice.", "Whitlow, 27, scored twice."),
+    ],
+)
+def test_sport_details_have_a_kind(question: str, answers: str, does_not: str) -> None:
+    wanted = answer_type(question)
+    assert wanted is not None and wanted.search(answers) and not wanted.search(does_not)
+
+
+def test_a_position_that_is_not_played_is_a_job() -> None:
+    # "What position did Blair offer Brown?" asks for a job, not a place on the pitch.
+    wanted = answer_type("What position did Blair offer Brown?")
+    assert wanted is None or wanted.search("He became chancellor.")
 
 
 def test_a_surname_two_letters_off_is_found_with_its_first_name(corpus: Library) -> None:
