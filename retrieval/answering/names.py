@@ -239,6 +239,7 @@ _CLUB_SHORT_NAMES = [
     "boro middlesbrough",
     "spurs tottenham",
     "wolves wolverhampton",
+    "man manchester",
 ]
 
 
@@ -297,7 +298,8 @@ def _phrase_in(phrase: list[str], words: list[str]) -> bool:
     """Whether the tokens of ``phrase`` (or variants of them) follow each other in ``words``."""
 
     def same(token: str, term: str) -> bool:
-        return token == term or (term[:1] == token[:1] and _variant(token, term))
+        # ... or another name of it: "West Brom" of "West Bromwich", "Man United" of "Manchester United".
+        return token == term or (term[:1] == token[:1] and (_variant(token, term) or term in aliases(token)))
 
     return any(
         all(same(token, words[start + i]) for i, token in enumerate(phrase))

@@ -128,7 +128,8 @@ def rank_quotes(
     # The topic's names and numbers are the words people do not paraphrase: a year or a name
     # missing from the quote's article all but rules the quote out ("touring in 2009" of a 2005
     # story); its other words may be paraphrased freely.
-    years = [t for t in search_tokens(topic) if t.isdigit() and len(t) >= 2]
+    # (A year: "the Wales number 10 shirt" names no year.)
+    years = [t for t in search_tokens(topic) if re.fullmatch(r"(?:19|20)\d\d", t)]
     names = MissingTerms(library, f"about {topic}", names_as_names=True)
     ranked = []
     for i in top:

@@ -94,7 +94,20 @@ ARTICLES.append(
             "Great Britain coach Stuart Lomax has named his squad for the Tri-Nations series.\n\n"
             "Lomax told BBC Sport: \"I'm not going to sit here and promise anybody we'll win the tournament. "
             "What I will promise is that we'll be very hard to beat.\"\n\n"
-            "The first game is against New Zealand at Hull on 23 October."
+            "The first game is against New Zealand at Hull on 10 October."
+        ),
+    )
+)
+
+ARTICLES.append(
+    ArticleDraft(
+        key="test:penhallow",
+        title="Penhallow keeps Wales guessing",
+        text=(
+            "Wales coach Huw Penhallow has named an unchanged side, with Cardiff's Geraint Moelwyn and the "
+            "Scarlets' Aled Pritchard both in the squad.\n\n"
+            "\"I'll be honest, it's a straight shoot-out between the two of them,\" the Wales coach said.\n\n"
+            '"The forwards were outstanding in Rome," Penhallow added.'
         ),
     )
 )
@@ -173,6 +186,21 @@ def test_a_position_that_is_not_played_is_a_job() -> None:
     # "What position did Blair offer Brown?" asks for a job, not a place on the pitch.
     wanted = answer_type("What position did Blair offer Brown?")
     assert wanted is None or wanted.search("He became chancellor.")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # "number 10" names no year that the story lacks.
+        ("What did Penhallow say about choosing between Moelwyn and Pritchard for the number 10 shirt?", "shoot-out"),
+        # "West Brom" is the story's "West Bromwich".
+        ("What did Gordon Lennie say about the West Brom chairman?", "never once put me under pressure"),
+    ],
+)
+def test_a_topic_named_as_fans_name_it_finds_the_quote(corpus: Library, question: str, expected: str) -> None:
+    answer = corpus.ask(question)
+    assert answer.answered, answer.message
+    assert any(expected in span.text for span in answer.spans)
 
 
 def test_a_surname_two_letters_off_is_found_with_its_first_name(corpus: Library) -> None:
