@@ -23,8 +23,13 @@ from bench.quality.eval_quotes import run_natural_attribution
 from retrieval.library import Library
 
 SPORT_WRITTEN = DATA / "sport_written"
-# Read for misses when rules change; the other sets are scored only once a round is frozen.
-DEV_SETS = ("set1", "set3", "set4")
+# Read for misses when rules change (dev); the other sets are scored only once a round is
+# frozen: test (written with dev), test2 (written after round 22 began, scored once it froze).
+PARTS = {
+    "dev": ("set1", "set3", "set4"),
+    "test": ("set2", "set5"),
+    "test2": ("set6", "set7", "set8", "set9", "set10"),
+}
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -32,14 +37,13 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--articles", type=Path, default=SPORT_WRITTEN / "articles")
     parser.add_argument("--questions", type=Path, nargs="*", default=sorted(SPORT_WRITTEN.glob("*.tsv")))
     parser.add_argument("--library", type=Path, default=Path("/tmp/byline-sport-written"))
-    parser.add_argument("--part", choices=["dev", "test", "all"], default="all", help="dev: sets 1, 3, 4")
+    parser.add_argument("--part", choices=[*PARTS, "all"], default="all", help="dev: sets 1, 3, 4 (see PARTS)")
     parser.add_argument("--errors", action="store_true", help="print every miss")
     return parser.parse_args(argv)
 
 
 def _in_part(path: Path, part: str) -> bool:
-    dev = path.stem.split("_")[0] in DEV_SETS
-    return part == "all" or (part == "dev") == dev
+    return part == "all" or path.stem.split("_")[0] in PARTS[part]
 
 
 def main(argv: list[str] | None = None) -> int:
