@@ -144,7 +144,9 @@ def rank_quotes(
             + tuning.speaker_context_weight * around
             + tuning.lexical_weight * overlap
             + tuning.speaker_context_overlap_weight * around_overlap
-            + tuning.speaker_lead_weight * leads.get(quote.id, 0.0)
+            # Only what the lead-in adds: a quote on the topic already scores for it, and a shift
+            # of every score would move the line between on topic and off it.
+            + tuning.speaker_lead_weight * max(0.0, leads.get(quote.id, 0.0) - float(closeness[i]))
             - (tuning.speaker_missing_name_penalty if names.from_article(quote.article_id) else 0.0)
             - (1.0 if years and not set(years) <= library.article_terms.of(quote.article_id) else 0.0)
             # A few quoted words ("uncharted territory") sit close to any topic they name, but
