@@ -375,12 +375,14 @@ class _Attributor:
             head = parts[0].strip()
             # The person before "from the Consumer Electronics Association", not the organisation;
             # else the name after a job ("said BA director of commercial planning, Robert Boyle").
+            # (A described job before the name counts too: "said the festival's executive
+            # director, Craig Prater" is Prater, not the description.)
             after_role = (
                 [parts[1].strip()]
                 if len(parts) == 2
                 and _ROLE_WORD.search(head)
                 and not _FULL_NAME.search(head)  # "on behalf of Robert Zoellick, US Trade Representative"
-                and not self._speaker_in(head)
+                and (_is_description(head) or not self._speaker_in(head))
                 else []
             )
             # "National Bureau of Statistics chief Li Deshui told Reuters": the name after the job
@@ -390,7 +392,15 @@ class _Attributor:
             named_after_job = [after_job.group("speaker")] if after_job else []
             own_words = _OWN_WORDS.fullmatch(head)
             named_own_words = [own_words.group("speaker")] if own_words else []
-            candidates = (*named_own_words, *named_after_job, _BEFORE_AFFILIATION.split(head)[0], head, *after_role)
+            # "the chief executive of a leading European car maker": someone the writer does not
+            # name, not a chief executive named earlier.
+            unnamed = re.search(r"\b(?:of|at|for|from)\s+an?\s", head) and _is_description(
+                _BEFORE_AFFILIATION.split(head)[0]
+            )
+            before_affiliation = [] if unnamed else [_BEFORE_AFFILIATION.split(head)[0]]
+            candidates = (*named_own_words, *named_after_job, *after_role, *before_affiliation, head)
+            if not _is_description(head):
+                candidates = (*named_own_words, *named_after_job, *before_affiliation, head, *after_role)
             for candidate in candidates:
                 speaker = self._speaker_in(candidate)
                 if speaker:
@@ -401,7 +411,8 @@ class _Attributor:
         """The speaker a chunk of attribution names, or "" when it names nobody."""
         if re.fullmatch(_PRONOUN, chunk) or chunk in ("it", "It"):
             return chunk
-        # fullmatch: "the 25-year-old Finn" is one description, not "the 25-year-old" and a name.
+        # fullmatch: "the festival's executive director" is one description (not "the festival's
+        # executive" and more), and "the 25-year-old Finn" is not "the 25-year-old" and a name.
         if re.fullmatch(_DESCRIPTION, chunk) and not re.fullmatch(NAME, chunk):
             return chunk
         if len(chunk.split()) > 8:

@@ -899,6 +899,20 @@ def test_round_19_to_21_attribution_patterns(text: str, quote_start: str, speake
             "It was like playing",
             "Darya Vorontsova",
         ),
+        # A whole description, not its first role word: "the festival's executive director" is
+        # followed by the name it describes.
+        (
+            'Organisers met on Monday. "We asked ourselves if we should cancel," said the festival\'s executive '
+            'director, Craig Prater. "We decided to go on."',
+            "We asked ourselves",
+            "Craig Prater",
+        ),
+        (
+            "Greer walked out of the show on Sunday, said Germaine Greer.\n\nThe feminist writer and broadcaster "
+            'said Big Brother had behaved "like a child rather than a parent".',
+            "like a child",
+            "Germaine Greer",
+        ),
     ],
 )
 def test_round_22_sport_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
