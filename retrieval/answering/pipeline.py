@@ -7,7 +7,9 @@ in ``Answer.refused_by``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -276,6 +278,7 @@ def _who_said_answer(
     )
     if not ranked:
         return _sentences_answer(library, question, window[:1])
+    ranked = _not_the_one_spoken_of(ranked, question.topic, tuning)
     # The whole quote, as a speaker answer gives it: the words asked about are often in its
     # next sentence ("Who said gun crime is nothing to glamorise?"). Quotes that come close in
     # score are shown too, the closest first, as for "what did X say": the paraphrase a
@@ -286,6 +289,25 @@ def _who_said_answer(
     citations = CitationNumbers()
     spans = [_quote_span(library, citations, item, windows) for item in chosen]
     return finish(library, question, spans, citations)
+
+
+def _not_the_one_spoken_of(ranked: list[RankedQuote], said: str, tuning: Tuning) -> list[RankedQuote]:
+    """The quotes with those of anyone the words asked about name scored down: "Which sprinter
+    said she thought she had won until Marsden caught her?" is not Marsden, nor "Who said Drummond
+    is in the form of his life?" Drummond (people rarely speak of themselves by name)."""
+    named = {w.lower() for w in re.findall(r"\b[A-Z][\w’'\-]+", said)}
+    if not named:
+        return ranked
+    penalty = tuning.who_said_named_penalty
+    marked = [
+        replace(item, score=item.score - penalty) if _surname(item.quote.speaker) in named else item for item in ranked
+    ]
+    return sorted(marked, key=lambda item: -item.score)
+
+
+def _surname(speaker: str) -> str:
+    words = speaker.replace("’", "'").split()
+    return words[-1].removesuffix("'s").lower() if words else ""
 
 
 def _quote_span(library: Corpus, citations: CitationNumbers, item: RankedQuote, windows: QuoteWindows) -> AnswerSpan:

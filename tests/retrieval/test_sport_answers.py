@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from retrieval.answering import TUNING, Tuning
+from retrieval.answering import TUNING, Tuning, answer_question
 from retrieval.answering.names import names_absent
 from retrieval.answering.question import parse
 from retrieval.answering.speaker import rank_quotes
@@ -112,6 +112,20 @@ ARTICLES.append(
     )
 )
 
+ARTICLES.append(
+    ArticleDraft(
+        key="test:marsden",
+        title="Marsden sprints to European gold",
+        text=(
+            "Britain's Jodie Marsden won the 60m title in Madrid, edging out Greece's Eleni Markopoulou.\n\n"
+            '"I just can\'t believe it," Marsden told BBC Sport. "I looked up at the screen and saw my name."\n\n'
+            "Markopoulou, the favourite after running 7.12 in Athens last month, led until the final strides.\n\n"
+            '"I thought I had won it, honestly," the Greek said. "She came from nowhere."\n\n'
+            '"My start has been my weakness all winter," Marsden said.'
+        ),
+    )
+)
+
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
@@ -201,6 +215,14 @@ def test_a_topic_named_as_fans_name_it_finds_the_quote(corpus: Library, question
     answer = corpus.ask(question)
     assert answer.answered, answer.message
     assert any(expected in span.text for span in answer.spans)
+
+
+def test_who_said_something_about_someone_is_not_that_someone(corpus: Library) -> None:
+    question = "Which sprinter said she believed she'd won the 60m title until Marsden caught her?"
+    answer = corpus.ask(question)
+    assert answer.answered and answer.spans[0].speaker == "Eleni Markopoulou"
+    without = answer_question(corpus, question, tuning=replace(TUNING, who_said_named_penalty=0.0))
+    assert without.spans[0].speaker == "Jodie Marsden"
 
 
 def test_a_surname_two_letters_off_is_found_with_its_first_name(corpus: Library) -> None:
