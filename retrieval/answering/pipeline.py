@@ -336,6 +336,7 @@ def _speaker_answer(
         vector = library.embedder.encode_one(question.text)
         tokens = search_tokens(question.text)
         return abstain(library, question, Refusal(checks.NO_QUOTES), vector, tokens, tuning, scope=scope)
+    who = _who_found(question.who, speakers)
     if (
         question.topic
         and checks.SPEAKER_TOPIC_ABSENT.on(tuning)
@@ -343,7 +344,7 @@ def _speaker_answer(
         and names_absent(library, question.topic)
     ):
         # "what did Boris Johnson say about partygate?"
-        message = f"I found {question.who}, but nothing about {question.topic} in any article I have."
+        message = f"I found {who}, but nothing about {question.topic} in any article I have."
         return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_TOPIC_ABSENT, message), tuning, scope)
     if (
         question.topic
@@ -352,14 +353,14 @@ def _speaker_answer(
         and _event_unreported(library, question.topic, ranked[0].quote.article_id)
     ):
         # "What did Charles Kennedy say when he stood down?" of stories from before he did.
-        message = f"I found {question.who}, but no story that reports {question.topic}."
+        message = f"I found {who}, but no story that reports {question.topic}."
         return _speaker_refusal(library, question, ranked, Refusal(checks.EVENT_NOT_REPORTED, message), tuning, scope)
     plainly_on_topic = topic_vector is None or ranked[0].score >= tuning.speaker_min_score
     on_topic = plainly_on_topic or _in_story_about_topic(ranked[0], tuning)
     if not on_topic and not question.topic_optional and checks.SPEAKER_OFF_TOPIC.on(tuning):
         count = articles_in_speaker_quotes(ranges)
         message = (
-            f"I found {question.who} in {count} article{'s' if count != 1 else ''}, "
+            f"I found {who} in {count} article{'s' if count != 1 else ''}, "
             f"but nothing they said about {question.topic}. Closest:"
         )
         return _speaker_refusal(library, question, ranked, Refusal(checks.SPEAKER_OFF_TOPIC, message), tuning, scope)
@@ -367,7 +368,7 @@ def _speaker_answer(
     if reader is not None:
         reading = read_quotes(library, reader, question.text, ranked)
         if not reading.answers and not question.topic_optional:
-            message = f"I found {question.who}, but nothing they said that answers this. Closest:"
+            message = f"I found {who}, but nothing they said that answers this. Closest:"
             return _speaker_refusal(library, question, ranked, Refusal(checks.READER, message), tuning, scope)
         ranked = reading.items  # type: ignore[assignment]
     windows = QuoteWindows(library)
@@ -378,14 +379,20 @@ def _speaker_answer(
         spans.append(_quote_span(library, citations, item, windows))
     message = ""
     if not on_topic:  # the topic came from an earlier question ("and Guardiola?")
-        message = f"I found nothing from {question.who} about {question.topic}; here is what they said."
+        message = f"I found nothing from {who} about {question.topic}; here is what they said."
     elif not plainly_on_topic:
         # Answered because the quote's story is about the topic, not because the quote itself
         # is close to it: the asker should know the words may not speak to it directly.
-        message = (
-            f"These words of {question.who} are from a story about {question.topic}; they may not speak to it directly."
-        )
+        message = f"These words of {who} are from a story about {question.topic}; they may not speak to it directly."
     return finish(library, question, spans, citations, message)
+
+
+def _who_found(asked: str, speakers: list[str]) -> str:
+    """How to name the person in a reply: as asked, unless the name was mistyped and one stored
+    person was found ("I found Gordon Lennie", not "I found Gordon Lenny")."""
+    if len(speakers) == 1 and asked.lower() not in speakers[0].lower():
+        return speakers[0]
+    return asked
 
 
 def _in_story_about_topic(best: RankedQuote, tuning: Tuning) -> bool:

@@ -217,6 +217,14 @@ def test_a_topic_named_as_fans_name_it_finds_the_quote(corpus: Library, question
     assert any(expected in span.text for span in answer.spans)
 
 
+def test_a_reply_names_the_person_found_not_the_typo(corpus: Library) -> None:
+    answer = corpus.ask("What did Gordon Lenny say about interest rates?")
+    assert not answer.answered and answer.refused_by == "speaker_off_topic"
+    assert answer.message.startswith("I found Gordon Lennie in 1 article")
+    # Asked by a name the stored one holds, the reply keeps the asker's words.
+    assert corpus.ask("What did Lennie say about interest rates?").message.startswith("I found Lennie in 1")
+
+
 def test_who_said_something_about_someone_is_not_that_someone(corpus: Library) -> None:
     question = "Which sprinter said she believed she'd won the 60m title until Marsden caught her?"
     answer = corpus.ask(question)
