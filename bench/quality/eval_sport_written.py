@@ -24,11 +24,14 @@ from retrieval.library import Library
 
 SPORT_WRITTEN = DATA / "sport_written"
 # Read for misses when rules change (dev); the other sets are scored only once a round is
-# frozen: test (written with dev), test2 (written after round 22 began, scored once it froze).
+# frozen: test (written with dev), test2 (written after round 22 began), blind (written after it
+# froze).
 PARTS = {
     "dev": ("set1", "set3", "set4"),
     "test": ("set2", "set5"),
     "test2": ("set6", "set7", "set8", "set9", "set10"),
+    # Written over sets 6-10 after round 22 froze, and scored once (``blind_set<N>.tsv``).
+    "blind": ("blind",),
 }
 
 
