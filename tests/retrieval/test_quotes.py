@@ -867,15 +867,6 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "Never again",
             "Gordon Brown",
         ),
-    ],
-)
-def test_round_19_to_21_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
-    assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
-
-
-@pytest.mark.parametrize(
-    ("text", "quote_start", "speaker"),
-    [
         # A number's point ends no apposition: Markopoulou is still the subject "the Greek" means.
         (
             "Britain's Jodie Marsden won the title. She edged out Greece's Eleni Markopoulou.\n\n"
@@ -915,7 +906,7 @@ def test_round_19_to_21_attribution_patterns(text: str, quote_start: str, speake
         ),
     ],
 )
-def test_round_22_sport_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
+def test_round_19_to_22_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
     assert speaker_of(quotes_of(f"Headline\n\n{text}"), quote_start) == speaker
 
 
