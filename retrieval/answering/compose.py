@@ -10,7 +10,7 @@ import numpy as np
 from retrieval.answering.checks import Refusal
 from retrieval.answering.question import Question
 from retrieval.citations import CitationNumbers, citation_of
-from retrieval.models import Answer, AnswerSpan, Citation, Passage, Quote, SearchHit, Sentence
+from retrieval.models import Answer, AnswerSpan, Citation, Passage, SearchHit
 from retrieval.ranking import Tuning, _rank_passages
 from retrieval.render import render_plain
 from retrieval.scope import articles_phrase
@@ -64,14 +64,6 @@ def hits(library: Corpus, ranked: Sequence[tuple[int, float]]) -> list[SearchHit
             citation = citation_of(articles[passage.article_id], passage.paragraph_first, n, passage.id)
             found.append(SearchHit(passage, citation, score))
     return found
-
-
-def quote_of(library: Corpus, sentence: Sentence) -> Quote | None:
-    """The attributed quote a sentence lies in, if any."""
-    for quote in library.store.quotes_of_articles([sentence.article_id]):
-        if quote.speaker and quote.start < sentence.end and sentence.start < quote.end:
-            return quote
-    return None
 
 
 def finish(

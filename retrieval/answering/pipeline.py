@@ -16,7 +16,7 @@ import numpy as np
 
 from retrieval.answering import checks
 from retrieval.answering.checks import Refusal
-from retrieval.answering.compose import abstain, finish, hits, quote_of
+from retrieval.answering.compose import abstain, finish, hits
 from retrieval.answering.events import asked_events, unreported
 from retrieval.answering.facts import (
     asks_for_outcome,
@@ -42,7 +42,7 @@ from retrieval.answering.speaker import (
     rank_quotes,
     reports_speech_of,
 )
-from retrieval.answering.who import resolve_speakers
+from retrieval.answering.who import name_words, resolve_speakers
 from retrieval.citations import CitationNumbers
 from retrieval.errors import BadQuestion
 from retrieval.models import Answer, AnswerSpan, SearchHit, SpanKind
@@ -237,7 +237,7 @@ def _sentences_answer(library: Corpus, question: Question, chosen: list[_Scored]
     spans: list[AnswerSpan] = []
     for item in chosen:
         s = item.sentence
-        quote = quote_of(library, s)
+        quote = windows.holding(s)
         start, end = s.start, s.end
         kind: SpanKind = "sentence"
         if quote is not None:
@@ -295,19 +295,16 @@ def _not_the_one_spoken_of(ranked: list[RankedQuote], said: str, tuning: Tuning)
     """The quotes with those of anyone the words asked about name scored down: "Which sprinter
     said she thought she had won until Marsden caught her?" is not Marsden, nor "Who said Drummond
     is in the form of his life?" Drummond (people rarely speak of themselves by name)."""
-    named = {w.lower() for w in re.findall(r"\b[A-Z][\w’'\-]+", said)}
+    named = set(name_words(" ".join(re.findall(r"\b[A-Z][\w’'\-]+", said))))
     if not named:
         return ranked
-    penalty = tuning.who_said_named_penalty
     marked = [
-        replace(item, score=item.score - penalty) if _surname(item.quote.speaker) in named else item for item in ranked
+        replace(item, score=item.score - tuning.who_said_named_penalty)
+        if set(name_words(item.quote.speaker)[-1:]) & named
+        else item
+        for item in ranked
     ]
     return sorted(marked, key=lambda item: -item.score)
-
-
-def _surname(speaker: str) -> str:
-    words = speaker.replace("’", "'").split()
-    return words[-1].removesuffix("'s").lower() if words else ""
 
 
 def _quote_span(library: Corpus, citations: CitationNumbers, item: RankedQuote, windows: QuoteWindows) -> AnswerSpan:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -243,16 +244,18 @@ def _context_closeness(
     return {pid: (best[pid], _overlap(tokens, rarity, " ".join(texts[pid]))) for pid in best}
 
 
-def _shown_within(quote: Quote, other: Quote, window: tuple[int, int]) -> bool:
-    return quote.article_id == other.article_id and window[0] <= quote.start and quote.end <= window[1]
+def _shown_within(quote: Quote, article_id: int, window: tuple[int, int]) -> bool:
+    return quote.article_id == article_id and window[0] <= quote.start and quote.end <= window[1]
 
 
 class QuoteWindows:
-    """What of each quote an answer shows (``quote_window``), worked out once a quote."""
+    """What of each quote an answer shows (``quote_window``), worked out once a quote, with each
+    article's text and quotes read once an answer."""
 
     def __init__(self, library: Corpus) -> None:
         self.library = library
         self._texts: dict[int, str] = {}
+        self._quotes: dict[int, list[Quote]] = {}
         self._windows: dict[int, tuple[int, int]] = {}
 
     def article_text(self, article_id: int) -> str:
@@ -261,13 +264,29 @@ class QuoteWindows:
             self._texts[article_id] = article.text if article is not None else ""
         return self._texts[article_id]
 
+    def article_quotes(self, article_id: int) -> list[Quote]:
+        if article_id not in self._quotes:
+            self._quotes[article_id] = self.library.store.quotes_of_articles([article_id])
+        return self._quotes[article_id]
+
+    def holding(self, sentence: Sentence) -> Quote | None:
+        """The attributed quote a sentence lies in, if any."""
+        return next(
+            (
+                q
+                for q in self.article_quotes(sentence.article_id)
+                if q.speaker and q.start < sentence.end and sentence.start < q.end
+            ),
+            None,
+        )
+
     def of(self, item: RankedQuote) -> tuple[int, int]:
         return self.window(item.quote, item.best)
 
     def window(self, quote: Quote, best: Sentence) -> tuple[int, int]:
         if quote.id not in self._windows:
             text = self.article_text(quote.article_id)
-            self._windows[quote.id] = quote_window(self.library, quote, best, text)
+            self._windows[quote.id] = quote_window(quote, best, text, self.article_quotes(quote.article_id))
         return self._windows[quote.id]
 
 
@@ -292,7 +311,7 @@ def choose_quotes(ranked: list[RankedQuote], tuning: Tuning, windows: QuoteWindo
                 and item.quote.article_id == c.quote.article_id
                 and item.quote.paragraph == c.quote.paragraph
             )
-            or _shown_within(item.quote, c.quote, windows.of(c))
+            or _shown_within(item.quote, c.quote.article_id, windows.of(c))
             or item.quote.text == c.quote.text  # the same words reported in two articles
             for c in chosen
         ):
@@ -305,7 +324,7 @@ def choose_quotes(ranked: list[RankedQuote], tuning: Tuning, windows: QuoteWindo
 QUOTE_WORDS_SHOWN = 70
 
 
-def quote_window(library: Corpus, quote: Quote, best: Sentence, article_text: str) -> tuple[int, int]:
+def quote_window(quote: Quote, best: Sentence, article_text: str, article_quotes: Sequence[Quote]) -> tuple[int, int]:
     """What of a quote to show: all of what the speaker said there when it is short (a quote of
     several sentences is one unit), else this piece of it, else its best sentence (verbatim).
 
@@ -323,11 +342,7 @@ def quote_window(library: Corpus, quote: Quote, best: Sentence, article_text: st
     if len(quote.text.split()) > QUOTE_WORDS_SHOWN:
         return max(quote.start, best.start), min(quote.end, best.end)
     pieces = sorted(
-        (
-            (q.start, q.end)
-            for q in library.store.quotes_of_articles([quote.article_id])
-            if q.paragraph == quote.paragraph and _one_utterance(q, quote)
-        ),
+        ((q.start, q.end) for q in article_quotes if q.paragraph == quote.paragraph and _one_utterance(q, quote)),
         key=lambda piece: piece[0],
     )
     if (quote.start, quote.end) not in pieces:

@@ -373,6 +373,7 @@ class _Attributor:
             chunk = match.group("chunk").strip().rstrip(",")
             parts = re.split(r",\s+", chunk)
             head = parts[0].strip()
+            described = _is_description(head)
             # The person before "from the Consumer Electronics Association", not the organisation;
             # else the name after a job ("said BA director of commercial planning, Robert Boyle").
             # (A described job before the name counts too: "said the festival's executive
@@ -382,25 +383,24 @@ class _Attributor:
                 if len(parts) == 2
                 and _ROLE_WORD.search(head)
                 and not _FULL_NAME.search(head)  # "on behalf of Robert Zoellick, US Trade Representative"
-                and (_is_description(head) or not self._speaker_in(head))
+                and (described or not self._speaker_in(head))
                 else []
             )
             # "National Bureau of Statistics chief Li Deshui told Reuters": the name after the job
             # comes before the organisation at the head of the chunk.
             # ("the 25-year-old Finn" is a description whole, not a job and the name "Finn".)
-            after_job = None if _is_description(head) else _NAME_AFTER_ROLE.search(head)
+            after_job = None if described else _NAME_AFTER_ROLE.search(head)
             named_after_job = [after_job.group("speaker")] if after_job else []
             own_words = _OWN_WORDS.fullmatch(head)
             named_own_words = [own_words.group("speaker")] if own_words else []
             # "the chief executive of a leading European car maker": someone the writer does not
             # name, not a chief executive named earlier.
-            unnamed = re.search(r"\b(?:of|at|for|from)\s+an?\s", head) and _is_description(
-                _BEFORE_AFFILIATION.split(head)[0]
-            )
-            before_affiliation = [] if unnamed else [_BEFORE_AFFILIATION.split(head)[0]]
-            candidates = (*named_own_words, *named_after_job, *after_role, *before_affiliation, head)
-            if not _is_description(head):
-                candidates = (*named_own_words, *named_after_job, *before_affiliation, head, *after_role)
+            before_affiliation = _BEFORE_AFFILIATION.split(head)[0]
+            unnamed = re.search(r"\b(?:of|at|for|from)\s+an?\s", head) and _is_description(before_affiliation)
+            plain = [] if unnamed else [before_affiliation]
+            # A name after a described job comes before the description itself.
+            rest = (*after_role, *plain, head) if described else (*plain, head, *after_role)
+            candidates = (*named_own_words, *named_after_job, *rest)
             for candidate in candidates:
                 speaker = self._speaker_in(candidate)
                 if speaker:
