@@ -32,6 +32,11 @@ PARTS = {
     "test2": ("set6", "set7", "set8", "set9", "set10"),
     # Written over sets 6-10 after round 22 froze, and scored once (``blind_set<N>.tsv``).
     "blind": ("blind",),
+    # Sets 11-14 (48 more reports) and their ``_a`` questions, read for misses in round 23.
+    "dev2": ("set11", "set12", "set13", "set14"),
+    # Written over sets 11-14 beside dev2, by other writers, committed unread, scored once after
+    # round 23 froze (``blind2_set<N>.tsv``).
+    "blind2": ("blind2",),
 }
 
 
