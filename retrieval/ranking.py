@@ -94,6 +94,8 @@ class Tuning:
     # both answer one more of the 18 dev "who said" questions on the invented sport reports and
     # change nothing on the BBC natural dev and test questions.
     who_said_named_penalty: float = 0.5
+    # Whether "who said" quotes count their lead-in as a speaker's quotes do.
+    who_said_lead_in: bool = False
     # Taken off a quote for each word it is shorter than six words.
     speaker_short_quote_penalty: float = 0.04
     # Taken off a quote whose article lacks a name of the topic (variants, first names and other
@@ -128,6 +130,9 @@ class Tuning:
     # sentence holding at least this share of its words besides names (and none of what could
     # or will happen): else the library has the story, not its end.
     outcome_min_shared: float = 0.6
+    # A fact answer whose best sentence leads into a quote of someone the question names shows
+    # that quote next (``answering.pipeline._with_the_quote_after``).
+    quote_after_lead_in: bool = True
     # How far down the scored sentences to look for the articles whose quotes answer "who said".
     who_said_window: int = 12
     # The attributed quotes of this many of those sentences' articles are ranked for "who said"
@@ -288,7 +293,10 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(r"\b\d{1,3}\s?[-–]\s?\d{1,3}\b|\b(?:goalless|nil)\b", re.I),
     ),
     (
-        # A crowd: "What was the attendance at Goodison?" is answered by a count of people.
+        # A crowd: "What was the attendance at Goodison?" is answered by a count of people. (Not
+        # "How many fans ...?": as a count, the sentence that finds the match stays first, and
+        # the crowd comes with it; as a crowd, a crowd's sentence that shares few of the
+        # question's words is first and not confident, round 23.)
         re.compile(r"^(?:what|how big|how large)\s+(?:was|is|were)\s+the\s+(?:attendance|crowd|gate)\b", re.I),
         re.compile(r"\b\d{1,3}(?:,\d{3})+\b|\b\d{4,6}\b|\bsell-?out\b|\bcapacity\b", re.I),
     ),

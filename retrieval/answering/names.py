@@ -276,6 +276,9 @@ _SPELLED_OUT = {
     "ioc": ["international olympic committee"],
     "f1": ["formula one"],
     "gb": ["great britain"],
+    "spl": ["scottish premier league", "scottish premiership"],
+    "epl": ["premiership", "premier league"],
+    "odi": ["one-day international"],
 }
 
 

@@ -190,6 +190,9 @@ def _fact_answer(
     chosen = with_the_detail(choose_sentences(scored, tuning, other_words), scored, question.text, tuning)
     if reported is None:
         chosen = with_the_story_detail(library, chosen, question.text, vector, tuning)
+        chosen, quoted = _with_the_quote_after(library, chosen, question.text, tuning)
+    else:
+        quoted = None
     if not message and found_by is not None:
         # The story is the right one, but nothing close to the question says the thing asked
         # for: the sentence that holds one may answer something else ("How much was Sullivan
@@ -200,7 +203,38 @@ def _fact_answer(
         )
     if not message:
         message = unnamed_caveat(question.text, [item.sentence.text for item in chosen])
-    return _sentences_answer(library, question, chosen, message)
+    return _sentences_answer(library, question, chosen, message, as_quote=quoted)
+
+
+def _with_the_quote_after(
+    library: Corpus, chosen: list[_Scored], question: str, tuning: Tuning
+) -> tuple[list[_Scored], int | None]:
+    """The chosen sentences with, right after the best one, the quote it leads into when that
+    quote is of someone the question names, and that quote's first sentence's id (it is shown as
+    their words, in quote marks): "Why did Chris Fenwick turn down a move?" finds "He also
+    revealed that he had turned down a lucrative offer ...", and the reason is in the words
+    Fenwick is quoted saying next. The answer keeps at most ``max_sentences`` sentences."""
+    if not chosen or not tuning.quote_after_lead_in:
+        return chosen, None
+    best = chosen[0].sentence
+    quotes = library.store.quotes_of_articles([best.article_id])
+    if any(q.start < best.end and best.start < q.end for q in quotes):
+        return chosen, None  # the best sentence is someone's words already, shown whole
+    article = library.store.article(best.article_id, with_text=True)
+    text = article.text if article is not None else ""
+    following = next((q for q in sorted(quotes, key=lambda q: q.start) if q.start >= best.end), None)
+    if following is None or not following.speaker or text[best.end : following.start].strip(' \n"“') != "":
+        return chosen, None
+    surname = name_words(following.speaker)[-1:]
+    if not surname or surname[0] not in name_words(re.sub(r"[^\w’'\-]+", " ", question)):
+        return chosen, None
+    sentences = library.store.sentences_of_articles([best.article_id])
+    first = next((s for s in sentences if s.end > following.start), None)
+    if first is None or any(item.sentence.id == first.id for item in chosen):
+        return chosen, None
+    lead = chosen[0]
+    quoted = _Scored(first, lead.score, lead.cosine, lead.overlap, lead.vector)
+    return [lead, quoted, *chosen[1:]][: max(tuning.max_sentences, 2)], first.id
 
 
 def _typed_in_story(
@@ -227,11 +261,14 @@ def _event_unreported(library: Corpus, asked: str, article_id: int) -> bool:
     return article is None or unreported(events, f"{article.title}\n{article.text}")
 
 
-def _sentences_answer(library: Corpus, question: Question, chosen: list[_Scored], message: str = "") -> Answer:
+def _sentences_answer(
+    library: Corpus, question: Question, chosen: list[_Scored], message: str = "", as_quote: int | None = None
+) -> Answer:
     """The chosen sentences, cited. A sentence inside someone's quote is shown with the rest of
     what they said there (``quote_window``, as a speaker answer shows it): the words asked about
     are often in the quote's next sentence ("Which coach refused to promise a win but vowed his
-    side would be hard to beat?"). A sentence that a span already shows is not shown again."""
+    side would be hard to beat?"). A sentence that a span already shows is not shown again; the
+    sentence ``as_quote`` is shown as the quote's words alone, without the writer's."""
     citations = CitationNumbers()
     windows = QuoteWindows(library)
     spans: list[AnswerSpan] = []
@@ -242,7 +279,7 @@ def _sentences_answer(library: Corpus, question: Question, chosen: list[_Scored]
         kind: SpanKind = "sentence"
         if quote is not None:
             low, high = windows.window(quote, s)
-            start, end = min(start, low), max(end, high)
+            start, end = (low, high) if s.id == as_quote else (min(start, low), max(end, high))
             # Only the quote's words: shown in quote marks; with the writer's words: as written.
             kind = "quote" if (start, end) == (low, high) else "sentence"
         if any(span.article_id == s.article_id and span.start <= start and end <= span.end for span in spans):
@@ -274,7 +311,13 @@ def _who_said_answer(
     articles = list(dict.fromkeys(s.sentence.article_id for s in window))[: tuning.who_said_articles]
     ranges = library.store.article_quote_ranges(articles)
     ranked = rank_quotes(
-        library, ranges, question.topic, topic_vector, tuning, ranked_passages=ranked_passages, lead_in=False
+        library,
+        ranges,
+        question.topic,
+        topic_vector,
+        tuning,
+        ranked_passages=ranked_passages,
+        lead_in=tuning.who_said_lead_in,
     )
     if not ranked:
         return _sentences_answer(library, question, window[:1])

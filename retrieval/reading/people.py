@@ -102,7 +102,9 @@ _TITLE_WORDS = frozenset(
     mayor senator spokesman spokeswoman leader commissioner general analyst economist
     prosecutor attorney lawyer writer author director producer singer actor actress star
     founder head editor correspondent officer official presenter host guitarist drummer bassist
-    musician comedian rapper designer""".split()  # noqa: SIM905
+    musician comedian rapper designer
+    sprinter athlete hurdler golfer jockey promoter batsman wicketkeeper referee umpire skipper
+    flanker opener paceman spinner seamer all-rounder fly-half scrum-half full-back""".split()  # noqa: SIM905 (not words that are also surnames: Driver, Boxer, Hooker, Winger)
 )
 
 # Sentence-initial words that a capitalised run can swallow ("But David Frost said").
@@ -124,6 +126,20 @@ def is_title_word(word: str) -> bool:
     return word.lower() in _TITLE_WORDS
 
 
+# Nationalities written before a name ("South African Mokoena"); adjectives only, no nouns that
+# are also names ("Finn", "Scot").
+_LEADING_NATIONALITY = re.compile(
+    r"(?:South\s+African|Sri\s+Lankan|West\s+Indian|Costa\s+Rican|New\s+Zealand|Northern\s+Irish"
+    r"|Swedish|Danish|Norwegian|Finnish|Dutch|French|German|Italian|Spanish|Portuguese|Belgian|Swiss"
+    r"|Austrian|Croatian|Serbian|Czech|Polish|Turkish|Russian|Ukrainian|Romanian|Hungarian|Bulgarian"
+    r"|Slovak|Slovenian|Bosnian|Nigerian|Ghanaian|Cameroonian|Senegalese|Ivorian|Egyptian|Moroccan"
+    r"|Algerian|Tunisian|Kenyan|Ethiopian|Zimbabwean|Zambian|Australian|Canadian|Brazilian|Argentine"
+    r"|Argentinian|Uruguayan|Chilean|Colombian|Mexican|Peruvian|Jamaican|Japanese|Chinese|Korean"
+    r"|Pakistani|Bangladeshi|Israeli|Samoan|Tongan|Fijian|Icelandic|Estonian|Latvian|Lithuanian)"
+    r"\s+(?=[A-Z])"
+)
+
+
 def strip_honorific(name: str) -> str:
     """The bare name: no leading connective, honorific, or job title written before it."""
     tokens = name.strip().split()
@@ -140,8 +156,18 @@ def strip_honorific(name: str) -> str:
     tokens = re.sub(rf"^{HONORIFICS}\s+", "", " ".join(tokens)).strip().split()
     for index in range(len(tokens) - 1, -1, -1):
         if tokens[index].lower() in _TITLE_WORDS:
-            tokens = tokens[index + 1 :]
+            rest = tokens[index + 1 :]
+            # "Jockey Club" is a body, not a job and a name.
+            if not rest or not all(token.lower() in NOT_PERSON_WORDS for token in rest):
+                tokens = rest
             break
+    # "South African Mokoena", "Swedish Anders Lindqvist": a nationality before a name (of two
+    # words, or before a full name: "British Airways" is not a nationality and "Airways").
+    nationality = _LEADING_NATIONALITY.match(" ".join(tokens))
+    if nationality:
+        taken = len(nationality.group().split())
+        if len(tokens) - taken >= (1 if taken == 2 else 2):
+            tokens = tokens[taken:]
     return " ".join(tokens)
 
 
@@ -167,12 +193,16 @@ _AFFILIATION = (
 # A name that is the object of a preposition, with the capitalised words of an organisation
 # between them ("of the Campaign for ", "at ", "of the so-called ").
 _AFTER_PREPOSITION = re.compile(
-    r"\b(?:of|for|at|from|with|by)\s+(?:the\s+)?(?:so-called\s+)?(?:[A-Z][\w’'\-]*\s+){0,4}$"
+    r"\b(?:of|for|at|from|with|by)\s+(?:the\s+)?(?:so-called\s+)?(?:[A-Z][\w’'\-]*\s+){0,4}"
+    # ... and a job after them: "Kilbride was unhappy with Swedish referee Anders Lindqvist".
+    rf"(?:(?:{ROLE_NOUNS}|referee|umpire|official|team-mate|teammate)\s+)?$"
 )
 # Past tenses that do not end in -ed: "Swank, who won the Oscar for Boys Don't Cry, paid tribute".
 _IRREGULAR_PAST = (
     r"(?:paid|made|gave|took|won|led|met|sent|spent|went|came|became|left|kept|felt|thought|brought|bought"
-    r"|sold|held|spoke|wrote|saw|got|lost|found|chose|knew|stood|fell|drew|rose|struck|threw|began|ran)\b"
+    r"|sold|held|spoke|wrote|saw|got|lost|found|chose|knew|stood|fell|drew|rose|struck|threw|began|ran"
+    # Sport's: "although Mossop beat the count".
+    r"|beat|hit|put|set|quit|shot|broke|drove|rode|fought|caught)\b"
 )
 # Present tenses of opinion that make the name before them its subject, as a past tense does:
 # "Screen International's US editor Mike Goodridge thinks 2004's films …", "Prof Etzioni criticises".

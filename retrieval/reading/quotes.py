@@ -32,7 +32,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 23
+RULES_VERSION = 24
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -48,6 +48,12 @@ _BARE_DEMONYMS = (
     r"Portuguese|Belgian|Swiss|Austrian|Croat|Serb|Czech|Pole|Greek|Turk|Finn|Ukrainian|Romanian|Nigerian"
     r"|Ghanaian|Cameroonian|Senegalese|Ivorian|Argentinian|Uruguayan|Chilean|Colombian|Mexican|Jamaican"
     r"|Kenyan|Ethiopian|Japanese|Kiwi|Ulsterman|Yorkshireman|Geordie"
+    # Round 23: a city's or region's people, and nationalities of two words ("the Sri Lankan").
+    r"|Brummie|Scouser|Mancunian|Londoner|Cockney|Lancastrian|Cornishman|Aussie|Springbok|Icelander"
+    r"|Sri\s+Lankan|South\s+African|West\s+Indian|Costa\s+Rican|Zimbabwean|Pakistani|Indian|Bangladeshi"
+    r"|Hungarian|Bulgarian|Slovak|Slovenian|Bosnian|Israeli|Egyptian|Moroccan|Algerian|Tunisian|Malian"
+    r"|Zambian|Venezuelan|Peruvian|Paraguayan|Ecuadorian|Korean|Chinese|Fijian|Samoan|Tongan|Estonian"
+    r"|Latvian|Lithuanian|Georgian"
 )
 _DESCRIPTION = (
     rf"(?:(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS}|{_DEMONYMS})"

@@ -904,6 +904,44 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "like a child",
             "Germaine Greer",
         ),
+        # Round 23: a name after a preposition and a job is no subject, even when a relative
+        # clause about it ends on a noun that is also a verb of saying ("penalty claims").
+        (
+            "Hibs manager Tony Carver saw his side draw 1-1.\n\nCarver was angry with Dutch referee Joop "
+            "Vermeulen, who waved away three penalty claims before the break.\n\n"
+            '"I have seen it again and it is a penalty," he said.',
+            "I have seen it again",
+            "Tony Carver",
+        ),
+        # "the Brummie" is a description of the one spoken of, not a person called Brummie.
+        (
+            "Sprinter Kyle Ormsby pulled out of the meeting.\n\nOrmsby admitted the decision had been hard.\n\n"
+            '"Some people told me to rest," the Brummie said. "But I want to race."',
+            "Some people told me",
+            "Kyle Ormsby",
+        ),
+        # "although Harte beat the count": a sport past tense makes the name the subject.
+        (
+            "Dale Harte lost his British title to Joe Pryor in Hull.\n\nHe felt the stoppage came early. Pryor "
+            "floored him in the fifth, and although Harte beat the count he was stopped soon after.\n\n"
+            '"I was fine, I was ready to carry on," he insisted.',
+            "I was fine",
+            "Dale Harte",
+        ),
+        # A nationality before a name is not part of it ("South African Pieterse" is Pieterse).
+        (
+            "Lee Crane meets Sipho Pieterse in Leeds on Friday, and South African Pieterse is unbeaten.\n\n"
+            '"I did not come here to lose," the South African said.',
+            "I did not come here",
+            "Sipho Pieterse",
+        ),
+        # "the Jockey Club" is a body, not the jockey "Club".
+        (
+            "The trainer will appeal.\n\nIn a statement, the Jockey Club said the panel had heard the case "
+            '"carefully and at length".',
+            "carefully and at length",
+            "Jockey Club",
+        ),
     ],
 )
 def test_round_19_to_22_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:

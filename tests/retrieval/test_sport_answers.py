@@ -126,6 +126,22 @@ ARTICLES.append(
     )
 )
 
+ARTICLES.append(
+    ArticleDraft(
+        key="test:dunmore",
+        title="Dunmore signs new Ayr deal",
+        text=(
+            "Ayr United striker Callum Dunmore has signed a new three-year contract, ending talk of a move to "
+            "the Scottish Premier League.\n\n"
+            "The 23-year-old, who has scored 19 goals this season, revealed that he had rejected a bigger offer "
+            "from Hibernian last month.\n\n"
+            '"My family is settled here and I owe the manager everything," Dunmore said. "Money was never going '
+            'to decide it."\n\n'
+            "Ayr manager Rab Kerrigan said he was delighted to keep his top scorer."
+        ),
+    )
+)
+
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
@@ -238,6 +254,8 @@ def test_a_surname_two_letters_off_is_found_with_its_first_name(corpus: Library)
         ("Is the Utd board behind Gordon Lennie?", "Barnsley"),
         # "TV" of a story that writes "television".
         ("What did the TV pictures of the Mulcahy stamp show?", "CCTV"),
+        # "SPL" of a story that writes "Scottish Premier League".
+        ("Did Callum Dunmore want to play in the SPL?", "NFL"),
     ],
 )
 def test_names_as_fans_shorten_them_are_in_the_library(corpus: Library, question: str, not_stored: str) -> None:
@@ -250,3 +268,17 @@ def test_the_tv_pictures_are_the_television_pictures(corpus: Library) -> None:
     answer = corpus.ask("What was Conor Brannigan's view on the TV pictures of the Mulcahy stamping incident?")
     assert answer.answered, answer.message
     assert any("one angle" in span.text for span in answer.spans)
+
+
+def test_a_reason_given_in_the_quote_after_its_lead_in_is_shown(corpus: Library) -> None:
+    # The writer's sentence says what he did; why is in the words he is quoted saying next.
+    question = "Why did Callum Dunmore reject the offer from Hibernian?"
+    answer = corpus.ask(question)
+    assert answer.answered, answer.message
+    assert "rejected a bigger offer" in answer.spans[0].text
+    quoted = next(span for span in answer.spans[:2] if "My family is settled here" in span.text)
+    # Shown as his words, in quote marks (the "Dunmore said" inside them as written).
+    assert quoted.kind == "quote" and quoted.speaker == "Callum Dunmore"
+    assert quoted.text.startswith("My family") and quoted.text.endswith("decide it.")
+    without = answer_question(corpus, question, tuning=replace(TUNING, quote_after_lead_in=False))
+    assert not any("My family is settled here" in span.text for span in without.spans)
