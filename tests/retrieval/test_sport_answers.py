@@ -282,3 +282,13 @@ def test_a_reason_given_in_the_quote_after_its_lead_in_is_shown(corpus: Library)
     assert quoted.text.startswith("My family") and quoted.text.endswith("decide it.")
     without = answer_question(corpus, question, tuning=replace(TUNING, quote_after_lead_in=False))
     assert not any("My family is settled here" in span.text for span in without.spans)
+
+
+def test_who_said_reads_the_writers_sentence_before_a_quote(corpus: Library) -> None:
+    # "blame the leg" is about the hamstring only through the sentence that sets it up.
+    question = "Which player said the hamstring strain had not troubled him in the defeat?"
+    answer = corpus.ask(question)
+    assert answer.answered and answer.spans[0].speaker == "Bryce Caldwell"
+    assert "blame the leg" in answer.spans[0].text
+    without = answer_question(corpus, question, tuning=replace(TUNING, who_said_lead_in=False))
+    assert "blame the leg" not in without.spans[0].text
