@@ -96,7 +96,8 @@ class Tuning:
     who_said_named_penalty: float = 0.5
     # Whether "who said" quotes count their lead-in as a speaker's quotes do. Round 23: one more
     # of the 30 sport dev "who said" questions, nothing changed on the BBC natural dev and test
-    # questions or the out-of-corpus ones (round 22 left it off, before the lead-in's excess form).
+    # questions or the out-of-corpus ones (round 22 had left it off: a "who said" question's
+    # words describe the quote itself, but sport's lead-ins say the same in other words).
     who_said_lead_in: bool = True
     # Taken off a quote for each word it is shorter than six words.
     speaker_short_quote_penalty: float = 0.04

@@ -116,6 +116,10 @@ _LEADING_NOISE = frozenset(
     swiss swedish danish norwegian finnish russian polish greek turkish japanese chinese korean
     indian pakistani australian canadian brazilian argentine mexican african european israeli
     iraqi iranian egyptian nigerian portuguese austrian hungarian czech
+    croatian serbian ukrainian romanian bulgarian slovak slovenian bosnian ghanaian cameroonian
+    senegalese ivorian moroccan algerian tunisian kenyan ethiopian zimbabwean zambian argentinian
+    uruguayan chilean colombian peruvian jamaican bangladeshi samoan tongan fijian icelandic
+    estonian latvian lithuanian
     us uk eu veteran leading top senior chief outgoing incoming acting
     agent backbencher broadcaster farmer constable speaker since judge judges""".split()  # noqa: SIM905
 )
@@ -126,17 +130,10 @@ def is_title_word(word: str) -> bool:
     return word.lower() in _TITLE_WORDS
 
 
-# Nationalities written before a name ("South African Mokoena"); adjectives only, no nouns that
-# are also names ("Finn", "Scot").
+# Nationalities of two words written before a name ("South African Mokoena"; those of one word
+# are leading noise).
 _LEADING_NATIONALITY = re.compile(
-    r"(?:South\s+African|Sri\s+Lankan|West\s+Indian|Costa\s+Rican|New\s+Zealand|Northern\s+Irish"
-    r"|Swedish|Danish|Norwegian|Finnish|Dutch|French|German|Italian|Spanish|Portuguese|Belgian|Swiss"
-    r"|Austrian|Croatian|Serbian|Czech|Polish|Turkish|Russian|Ukrainian|Romanian|Hungarian|Bulgarian"
-    r"|Slovak|Slovenian|Bosnian|Nigerian|Ghanaian|Cameroonian|Senegalese|Ivorian|Egyptian|Moroccan"
-    r"|Algerian|Tunisian|Kenyan|Ethiopian|Zimbabwean|Zambian|Australian|Canadian|Brazilian|Argentine"
-    r"|Argentinian|Uruguayan|Chilean|Colombian|Mexican|Peruvian|Jamaican|Japanese|Chinese|Korean"
-    r"|Pakistani|Bangladeshi|Israeli|Samoan|Tongan|Fijian|Icelandic|Estonian|Latvian|Lithuanian)"
-    r"\s+(?=[A-Z])"
+    r"(?:South\s+African|Sri\s+Lankan|West\s+Indian|Costa\s+Rican|New\s+Zealand|Northern\s+Irish)\s+(?=[A-Z])"
 )
 
 
@@ -161,13 +158,10 @@ def strip_honorific(name: str) -> str:
             if not rest or not all(token.lower() in NOT_PERSON_WORDS for token in rest):
                 tokens = rest
             break
-    # "South African Mokoena", "Swedish Anders Lindqvist": a nationality before a name (of two
-    # words, or before a full name: "British Airways" is not a nationality and "Airways").
+    # "South African Mokoena", "Sri Lankan Kusal Amarasekera": a nationality before a name.
     nationality = _LEADING_NATIONALITY.match(" ".join(tokens))
-    if nationality:
-        taken = len(nationality.group().split())
-        if len(tokens) - taken >= (1 if taken == 2 else 2):
-            tokens = tokens[taken:]
+    if nationality and len(tokens) > 2:
+        tokens = tokens[2:]
     return " ".join(tokens)
 
 
