@@ -188,11 +188,12 @@ def _fact_answer(
     )
 
     chosen = with_the_detail(choose_sentences(scored, tuning, other_words), scored, question.text, tuning)
+    # The article texts and quotes read for the quote after the lead-in are read once, for the spans too.
+    windows = QuoteWindows(library)
+    quoted: int | None = None
     if reported is None:
         chosen = with_the_story_detail(library, chosen, question.text, vector, tuning)
-        chosen, quoted = _with_the_quote_after(library, chosen, question.text, tuning)
-    else:
-        quoted = None
+        chosen, quoted = _with_the_quote_after(library, windows, chosen, question.text, tuning)
     if not message and found_by is not None:
         # The story is the right one, but nothing close to the question says the thing asked
         # for: the sentence that holds one may answer something else ("How much was Sullivan
@@ -203,11 +204,11 @@ def _fact_answer(
         )
     if not message:
         message = unnamed_caveat(question.text, [item.sentence.text for item in chosen])
-    return _sentences_answer(library, question, chosen, message, as_quote=quoted)
+    return _sentences_answer(library, question, chosen, message, as_quote=quoted, windows=windows)
 
 
 def _with_the_quote_after(
-    library: Corpus, chosen: list[_Scored], question: str, tuning: Tuning
+    library: Corpus, windows: QuoteWindows, chosen: list[_Scored], question: str, tuning: Tuning
 ) -> tuple[list[_Scored], int | None]:
     """The chosen sentences with, right after the best one, the quote it leads into when that
     quote is of someone the question names, and that quote's first sentence's id (it is shown as
@@ -217,11 +218,10 @@ def _with_the_quote_after(
     if not chosen or not tuning.quote_after_lead_in:
         return chosen, None
     best = chosen[0].sentence
-    quotes = library.store.quotes_of_articles([best.article_id])
+    quotes = windows.article_quotes(best.article_id)
     if any(q.start < best.end and best.start < q.end for q in quotes):
         return chosen, None  # the best sentence is someone's words already, shown whole
-    article = library.store.article(best.article_id, with_text=True)
-    text = article.text if article is not None else ""
+    text = windows.article_text(best.article_id)
     following = next((q for q in sorted(quotes, key=lambda q: q.start) if q.start >= best.end), None)
     if following is None or not following.speaker or text[best.end : following.start].strip(' \n"“') != "":
         return chosen, None
@@ -262,15 +262,21 @@ def _event_unreported(library: Corpus, asked: str, article_id: int) -> bool:
 
 
 def _sentences_answer(
-    library: Corpus, question: Question, chosen: list[_Scored], message: str = "", as_quote: int | None = None
+    library: Corpus,
+    question: Question,
+    chosen: list[_Scored],
+    message: str = "",
+    as_quote: int | None = None,
+    windows: QuoteWindows | None = None,
 ) -> Answer:
     """The chosen sentences, cited. A sentence inside someone's quote is shown with the rest of
     what they said there (``quote_window``, as a speaker answer shows it): the words asked about
     are often in the quote's next sentence ("Which coach refused to promise a win but vowed his
     side would be hard to beat?"). A sentence that a span already shows is not shown again; the
-    sentence ``as_quote`` is shown as the quote's words alone, without the writer's."""
+    sentence ``as_quote`` is shown as the quote's words alone, without the writer's. ``windows``:
+    the caller's, when it has read the articles' texts and quotes already."""
     citations = CitationNumbers()
-    windows = QuoteWindows(library)
+    windows = windows or QuoteWindows(library)
     spans: list[AnswerSpan] = []
     for item in chosen:
         s = item.sentence
