@@ -189,7 +189,7 @@ _AFFILIATION = (
 _AFTER_PREPOSITION = re.compile(
     r"\b(?:of|for|at|from|with|by)\s+(?:the\s+)?(?:so-called\s+)?(?:[A-Z][\w’'\-]*\s+){0,4}"
     # ... and a job after them: "Kilbride was unhappy with Swedish referee Anders Lindqvist".
-    rf"(?:(?:{ROLE_NOUNS}|referee|umpire|official|team-mate|teammate)\s+)?$"
+    rf"(?:(?:{ROLE_NOUNS}|referee|umpire|team-mate|teammate)\s+)?$"
 )
 # Past tenses that do not end in -ed: "Swank, who won the Oscar for Boys Don't Cry, paid tribute".
 _IRREGULAR_PAST = (
