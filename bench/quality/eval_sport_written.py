@@ -37,6 +37,11 @@ PARTS = {
     # Written over sets 11-14 beside dev2, by other writers, committed unread, scored once after
     # round 23 froze (``blind2_set<N>.tsv``).
     "blind2": ("blind2",),
+    # Sets 15-18 (48 more reports, round 24) and their ``_a`` questions, read for misses in round 24.
+    "dev3": ("set15", "set16", "set17", "set18"),
+    # Written over sets 15-18 beside dev3 by other writers, committed unread, scored once after
+    # round 24 froze (``blind3_set<N>.tsv``).
+    "blind3": ("blind3",),
 }
 
 
