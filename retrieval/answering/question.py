@@ -140,15 +140,22 @@ _SPEAKER_PATTERNS = [
     ),
 ]
 # "Who said …", "Which Ask Jeeves executive said …", "In the row over Sins, who said …": the
-# person asked for, by what they said (a role of up to four words after "which").
+# person asked for, by what they said (a role of up to five words after "which": "Which Hollywood
+# star at the Baftas said"), with an aside before the verb ("Which cabinet minister, asked about
+# the email, joked ...") or after it ("Who said, when quitting his band, that ...").
 _WHO_SAID = re.compile(
     _LEAD + r"(?:[^,?]{3,80},\s+)?(?:who(?:\s+(?:at|from|in)\s+(?:the\s+)?[\w’'\-]+(?:\s+[\w’'\-]+){0,3}?)?"
-    r"|which(?:\s+(?!(?:was|is|were|are|has|have|had|did|does)\b)[\w’'\-]+){1,4}?)\s+"
+    r"|which(?:\s+(?!(?:was|is|were|are|has|have|had|did|does)\b)[\w’'\-]+){1,5}?)(?:,[^,?]{3,80},)?\s+"
     r"(?:said|says|claimed|claims|called|described|admitted|insisted"
     r"|complained|accused|warned|warns|argued|argues|suggested|predicted|believes|believed|thinks|thought|told|joked"
     r"|compared|dismissed|criticised|criticized|praised|questioned|reckons|reckoned|remarked|declared|stated|vowed"
     r"|promised|urged|admits|likened|thanked|talked|spoke|asked|used(?!\s+to\b)|explained|blamed|welcomed"
-    r"|branded|hailed|conceded|attacked|condemned)\s+" + r"(?:that\s+)?(?P<topic>.+?)" + _END,
+    r"|branded|hailed|conceded|attacked|condemned"
+    # Verbs of a stance that writers use for a quote's gist ("Which manager brushed off
+    # questions about his job?"); in every natural file "which/who refused to" asks for a quote.
+    r"|(?:brushed|shrugged|laughed)\s+off|played\s+down|hit\s+back\s+at|mocked|ridiculed|boasted|bragged"
+    r"|threatened|tipped|refused|rejected|dismisses|lamented|confessed|apologi[sz]ed|pledged|scoffed|rubbished"
+    r"|slammed|defended|backed)(?:,[^,?]{3,80},)?\s+" + r"(?:that\s+)?(?P<topic>.+?)" + _END,
     re.I,
 )
 _SHORT_FOLLOW_UP = re.compile(

@@ -97,6 +97,15 @@ def test_questions_that_are_not_about_someones_words(question: str) -> None:
         # Where the speaker works, said before the verb.
         ("Who at BT argued that viewers choose when to watch?", "viewers choose when to watch"),
         ("Who at the mobile network 3 claimed blind dates were over?", "blind dates were over"),
+        # Verbs that give a quote's gist (round 24), a role of five words, an aside on either
+        # side of the verb.
+        ("Which manager brushed off questions about his job?", "questions about his job"),
+        ("Which coach refused to guarantee a win?", "to guarantee a win"),
+        ("Who mocked the poster launch as bad acting?", "the poster launch as bad acting"),
+        ("Which former Labour leader tipped the chancellor to succeed Blair?", "the chancellor to succeed Blair"),
+        ("Which Hollywood star at the Baftas said the party was huge?", "the party was huge"),
+        ("Which cabinet minister, asked about the email, joked that his aides were to blame?", "his aides were to blame"),
+        ("Who said, when quitting his band, that the rage passes?", "the rage passes"),
     ],
 )
 def test_who_said(question: str, topic: str) -> None:
