@@ -222,7 +222,8 @@ _UNSETTLED = re.compile(
 
 
 # The outcome words themselves, which an outcome sentence need not repeat.
-_OUTCOME_WORDS = frozenset(search_tokens("eventually end ended ends up finally turn turned out go went later ever"))
+# ("won": a result is told as "beat", "to win", "victory": the question's verb need not be in it.)
+_OUTCOME_WORDS = frozenset(search_tokens("eventually end ended ends up finally turn turned out go went later ever won"))
 
 
 def _shared(words: frozenset[str], text: str) -> float:
@@ -238,9 +239,27 @@ def _shared(words: frozenset[str], text: str) -> float:
 _FORECAST = re.compile(r"\b(?:will|would|could|might)\b", re.IGNORECASE)
 
 
+# Questions about how an event went, in the past tense: "Who won the Carling Cup final?", "How
+# did Coventry get on at Crewe?", "Who did Oldham draw in the fourth round?", "What did the
+# panel decide?". Of the 66 such questions (not for someone's words) in every natural file, 63
+# ask for what happened after the story the library holds (a preview, a draw to come, a hearing
+# set for next week), which its sentences tell as what will or could happen; the other three are
+# answered by a sentence that says how it went, which the outcome check keeps.
+_HOW_IT_WENT = re.compile(
+    r"^(?:(?:who|which\s+[\w’'\-]+)\s+(?:won|wins)\b"
+    r"|how\s+did\s+[^?]+?\s+(?:get\s+on\b|fare\b|go\s*\?*$)"
+    r"|who\s+did\s+[^?]+?\s+(?:hire|appoint|draw|get)\b(?!\s+from\b)"
+    r"|what\s+(?:[\w’'\-]+\s+)?did\s+[^?]+?\s+(?:decide|rule|conclude|reach)\b"
+    r"|what\s+(?:punishment|verdict|sentence|ruling|decision)\s+did\b)",
+    re.IGNORECASE,
+)
+
+
 def asks_for_outcome(question: str) -> bool:
-    """Whether a question asks how something turned out (see ``_OUTCOME``)."""
+    """Whether a question asks how something turned out (see ``_OUTCOME`` and ``_HOW_IT_WENT``)."""
     text = question.strip()
+    if _HOW_IT_WENT.search(text):
+        return True
     return any(
         not (match.group("end_up") and _FORECAST.search(text, 0, match.start())) for match in _OUTCOME.finditer(text)
     )
