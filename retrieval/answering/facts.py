@@ -215,7 +215,11 @@ _OUTCOME = re.compile(
 _UNSETTLED = re.compile(
     r"\b(?:could|would|will|may|might|if|expected|expects?|hopes?|hoping|plans?|planned|predicts?|likely"
     r"|faces?|facing|accused|aims?|wants?|seeks?|seeking|set to|due to|(?:is|are|was|were) to"
-    r"|su(?:es|ing|ed)|alleg\w*|claims?|claiming)\b"
+    r"|su(?:es|ing|ed)|alleg\w*|claims?|claiming"
+    # A decision still being made: "the club were considering an appeal", "talks over a new deal
+    # had started" (round 24: "Did United end up appealing?").
+    r"|consider(?:s|ing)|weighing|in\s+talks|talks\s+(?:over|about|on|with)|negotiat\w*|yet\s+to|not\s+yet"
+    r"|undecided|in\s+no\s+hurry)\b"
     r"|\w+'ll\b",
     re.IGNORECASE,
 )
