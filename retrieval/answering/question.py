@@ -115,7 +115,7 @@ _SPEAKER_PATTERNS = [
     # Did X think the fans could stop Glazer? / Does X believe ...?
     re.compile(
         _LEAD + r"(?:did|does|do|has|had)\s+(?P<who>.+?)\s+(?:think|believe|expect|feel|reckon|predict|warn|claim"
-        r"|admit|concede|accept|acknowledge|deny|agree)"
+        r"|admit|concede|accept|acknowledge|deny|agree|accuse|blame|criticise|criticize|praise|insist|suggest|complain)"
         r"(?:\s+that)?\s+(?P<claim>.+?)" + _END,
         re.I,
     ),
@@ -155,7 +155,8 @@ _WHO_SAID = re.compile(
     # questions about his job?"); in every natural file "which/who refused to" asks for a quote.
     r"|(?:brushed|shrugged|laughed)\s+off|played\s+down|hit\s+back\s+at|mocked|ridiculed|boasted|bragged"
     r"|threatened|tipped|refused|rejected|dismisses|lamented|confessed|apologi[sz]ed|pledged|scoffed|rubbished"
-    r"|slammed|defended|backed)(?:,[^,?]{3,80},)?\s+" + r"(?:that\s+)?(?P<topic>.+?)" + _END,
+    r"|slammed|defended|backed|quipped|(?:heaped|lavished)\s+praise|paid\s+tribute|poured\s+scorn|(?:hit|lashed)\s+out"
+    r"|fumed|raged|gushed|enthused)(?:,[^,?]{3,80},)?\s+" + r"(?:that\s+)?(?P<topic>.+?)" + _END,
     re.I,
 )
 _SHORT_FOLLOW_UP = re.compile(

@@ -41,6 +41,7 @@ from retrieval.answering.question import parse
         ("What warning did Osborne say had been given to buyers?", "Osborne", "had been given to buyers"),
         ("why did Goodman reckon Romania was a good market?", "Goodman", "Romania was a good market"),
         ("Did Howard admit that the decision was hard?", "Howard", "the decision was hard"),
+        ("did Kortenhoeven accuse the referee of cheating?", "Kortenhoeven", "the referee of cheating"),
         ("What was Aitken's objection to the show?", "Aitken", "the show"),
         ("What was Professor Badge's worry if Kelly says no?", "Professor Badge", "Kelly says no"),
         (
@@ -106,6 +107,8 @@ def test_questions_that_are_not_about_someones_words(question: str) -> None:
         ("Which Hollywood star at the Baftas said the party was huge?", "the party was huge"),
         ("Which minister, asked about the email, joked that his aides were to blame?", "his aides were to blame"),
         ("Who said, when quitting his band, that the rage passes?", "the rage passes"),
+        ("Which Bolton player quipped that his real job is defending?", "his real job is defending"),
+        ("Which boss heaped praise on a teenage defender?", "on a teenage defender"),
     ],
 )
 def test_who_said(question: str, topic: str) -> None:
