@@ -32,7 +32,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 24
+RULES_VERSION = 25
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -55,6 +55,8 @@ _BARE_DEMONYMS = (
     r"|Zambian|Venezuelan|Peruvian|Paraguayan|Ecuadorian|Korean|Chinese|Fijian|Samoan|Tongan|Estonian"
     r"|Latvian|Lithuanian|Georgian"
 )
+# A description that gives only an age or a standing, no job: "the 31-year-old", "the veteran".
+_AGE_ONLY = re.compile(r"[Tt]he\s+(?:\d+-year-old|veteran|youngster|teenager)")
 _DESCRIPTION = (
     rf"(?:(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS}|{_DEMONYMS})"
     rf"(?:\s+(?:for|of|at)\s+(?:the\s+)?[\w’'\-]+(?:\s+[A-Z][\w’'\-]+){{0,3}})?"
@@ -484,6 +486,14 @@ class _Attributor:
         if _is_description(written):
             if re.match(r"(?i)(?:an?|one)\s", written):
                 return written  # "a spokesman for the firm": a new, unnamed person
+            if _AGE_ONLY.fullmatch(written.strip()):
+                # `The Lancashire captain admitted he had considered his future. "…," the
+                # 31-year-old said`: an age names no job to look up, and the person the writer's
+                # sentence before was about is the one meant, not whoever was named last.
+                mention = self.people.reference_mention(at, inside)
+                described = self._recent_described(at, mention.start if mention else -1, inside, "")
+                if described:
+                    return described[0]
             resolved = self.people.resolve_description(written, at, inside)
             if not resolved and written.split()[-1].lower() in ORGANISATION_ROLES:
                 return ""  # "the company said": an organisation we cannot name; no guess

@@ -942,6 +942,15 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "carefully and at length",
             "Jockey Club",
         ),
+        # Round 24: an age is the person the writer's sentence before was about, not whoever
+        # was named last ("Birtwistle").
+        (
+            "Warwickshire captain Neil Ashby made 151. He and keeper Tom Birtwistle batted all afternoon."
+            "\n\nThe Warwickshire captain admitted he had considered his future.\n\n"
+            '"I had scored 60 runs in six innings," the 31-year-old said.',
+            "I had scored 60 runs",
+            "Neil Ashby",
+        ),
     ],
 )
 def test_round_19_to_22_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
