@@ -45,11 +45,15 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
     asked = set(search_tokens(question))
     counted = _counted_noun(question)
     named = _named_noun(question) if wanted is _NEW_NAME else frozenset()
+    whose_age = set(question_name_tokens(question)) if _ASKS_AGE.match(question.strip()) else set()
 
     def holds(sentence: Sentence) -> bool:
         # The thing asked for is not one the question already names: "Who was the first Labour
         # leader after Tony Blair?" is not answered by a sentence whose only names are Labour and Blair.
         if not holds_new(wanted, sentence.text, asked):
+            return False
+        # "How old is Fergal Nestor?" is not answered by "Nestor sent on Garrihy, the 22-year-old".
+        if whose_age and _only_ages_of_others(sentence.text, whose_age):
             return False
         # "How many copies did Encore sell?" is answered by a number of copies, not "three days".
         if counted and not _counts(sentence.text, counted):
@@ -65,6 +69,28 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
         )
 
     return holds
+
+
+_ASKS_AGE = re.compile(r"(?:how old|what age|at what age)\b", re.I)
+# An age given beside a name: "Garrihy, the 22-year-old", "Nestor, 45,", "the 22-year-old
+# Garrihy" (the name is the age's owner).
+_AGE_BESIDE_NAME = re.compile(
+    r"(?P<before>[A-Z][\w’'\-]+),\s+(?:the\s+)?(?:\d{1,3},|\d{1,3}[- ]years?[- ]old\b|aged\s+\d{1,3}\b)"
+    r"|\b\d{1,3}[- ]years?[- ]old\s+(?:[a-z][\w\-]*\s+){0,2}?(?P<after>[A-Z][\w’'\-]+)"
+)
+_ANY_AGE = re.compile(r"\b\d{1,3}[- ]years?[- ]old\b|\baged?\s+\d{1,3}\b|\b[A-Z][\w’'\-]+,\s+\d{1,3},")
+
+
+def _only_ages_of_others(text: str, people: set[str]) -> bool:
+    """Whether every age in ``text`` is given beside the name of someone the question does not
+    name (an age not beside any name may be the person's: "The 39-year-old, who ...")."""
+    ages = len(_ANY_AGE.findall(text))
+    owned_by_others = 0
+    for match in _AGE_BESIDE_NAME.finditer(text):
+        owner = search_tokens(match.group("before") or match.group("after"))
+        if owner and not set(owner) & people:
+            owned_by_others += 1
+    return ages > 0 and owned_by_others >= ages
 
 
 def holds_new(kind: re.Pattern[str], text: str, asked: set[str]) -> bool:

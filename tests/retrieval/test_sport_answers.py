@@ -158,6 +158,19 @@ ARTICLES.append(
     )
 )
 
+ARTICLES.append(
+    ArticleDraft(
+        key="test:nestor",
+        title="Ireland edge Italy in Rome",
+        text=(
+            "Ireland beat Italy 19-16 in Rome on Saturday to keep their Six Nations title hopes alive.\n\n"
+            "Ireland coach Fergal Nestor sent on Dara Garrihy, the 22-year-old Leinster centre, for the last "
+            "20 minutes.\n\n"
+            "Garrihy set up the winning try for wing Shane Colgan five minutes from time."
+        ),
+    )
+)
+
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
@@ -330,3 +343,10 @@ def test_how_a_game_went_is_answered_when_the_report_says_it(corpus: Library) ->
     answer = corpus.ask("Who won the Scottish Cup semi-final between Kilmarnock and Ross County?")
     assert answer.answered, answer.message
     assert "beat Ross County 2-1" in answer.spans[0].text
+
+
+def test_an_age_beside_another_name_is_not_the_age_asked_for(corpus: Library) -> None:
+    # The article gives Garrihy's age, not the coach's.
+    assert not corpus.ask("How old is Ireland coach Fergal Nestor?").answered
+    answer = corpus.ask("How old is Dara Garrihy?")
+    assert answer.answered and "22-year-old" in answer.spans[0].text
