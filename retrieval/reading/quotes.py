@@ -20,10 +20,11 @@ from retrieval.reading.people import (
     NOT_PERSON_WORDS,
     ROLE_NOUNS,
     SPEECH_VERBS,
+    Mention,
     People,
     is_title_word,
 )
-from retrieval.reading.text import STOPWORDS, sentence_start
+from retrieval.reading.text import STOPWORDS, sentence_end, sentence_start
 
 # "the company said": an organisation, never resolved to a person.
 ORGANISATION_ROLES = frozenset(
@@ -32,7 +33,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 25
+RULES_VERSION = 26
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -137,6 +138,9 @@ _UNNAMED_ROLE_SUBJECT = re.compile(
 _UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
 # A person described, not named, as the subject of a sentence of speech: `But the Frenchman said
 # the race was not over.`, `In a furious response, the Chelsea boss said …`.
+# A verb of saying after a name: "Rennie admitted", "Rennie has also insisted", "Green,
+# chairman of the group, says".
+_SPEAKING_AFTER = re.compile(rf"(?:,\s+(?:the|an?|who|whose|[a-z]\w*)\b[^,\"“”.]{{0,120}})?,?\s+{_VERB}\b")
 _DESCRIBED_SUBJECT = re.compile(
     rf"(?:^|[.!?][\"”]?\s+|\n|,\s+)(?:(?:But|And|However|Meanwhile|Later),?\s+)?"
     rf"(?P<who>[Tt]he\s+(?:[\w’'\-]+\s+){{0,3}}?(?:{ROLE_NOUNS}|{_DEMONYMS}|{_BARE_DEMONYMS}))"
@@ -482,6 +486,13 @@ class _Attributor:
                 # `A spokesman for the BPI said … "…," he said.`, `However, one dealer … told
                 # Reuters … "…," he said`: that unnamed person, not whoever was named before.
                 return unnamed[0]
+            if mention is not None and not self._speaks(mention) and self._among_others(mention):
+                # `Rennie admitted he had been worried. Ballantyne is out for a month and Paolo
+                # Ferrante missed the game. "…," he said.`: the one reported speaking, not the
+                # last of several people the sentence before names doing something.
+                speaking = self._speaking_since_last_quote(mention, at, inside, written.lower())
+                if speaking:
+                    return speaking
             return mention.name if mention else ""
         if _is_description(written):
             if re.match(r"(?i)(?:an?|one)\s", written):
@@ -520,6 +531,33 @@ class _Attributor:
         if not name or (pronoun in ("he", "she") and self.people.genders.get(name, pronoun) != pronoun):
             return None
         return name, found.end("who")
+
+    def _speaks(self, mention: Mention) -> bool:
+        """Whether a mention is the subject of a verb of saying ("Rennie admitted")."""
+        return bool(_SPEAKING_AFTER.match(self.text, mention.end))
+
+    def _among_others(self, mention: Mention) -> bool:
+        """Whether the sentence of a mention has other people as subjects too."""
+        start = sentence_start(self.text, mention.start)
+        end = sentence_end(self.text, mention.end, len(self.text))
+        return len({m.name for m in self.people.mentions_in(start, end) if m.subject}) >= 2
+
+    def _speaking_since_last_quote(self, last: Mention, before: int, exclude: set[str], pronoun: str) -> str:
+        """The person last reported speaking, as a sentence's subject, in the 400 characters
+        before ``before`` and after any other quote, when ``last`` (named after them) does not
+        speak; "" when there is none or the pronoun does not fit them."""
+        floor = max([before - 400, *(s.end for s in self.segments if s.end <= before)])
+        speaking = [
+            m
+            for m in self.people.mentions
+            if floor <= m.start < last.start and m.subject and m.name not in exclude and self._speaks(m)
+        ]
+        if not speaking:
+            return ""
+        name = speaking[-1].name
+        if pronoun in ("he", "she") and self.people.genders.get(name, pronoun) != pronoun:
+            return ""
+        return name
 
     def _recent_unnamed(self, before: int) -> tuple[str, int] | None:
         """The latest unnamed speaker shortly before ``before``, and where its description ends

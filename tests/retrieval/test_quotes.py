@@ -951,6 +951,22 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "I had scored 60 runs",
             "Neil Ashby",
         ),
+        # "he" is the one reported speaking, not the last of several people the sentence before
+        # names doing something else.
+        (
+            "Celtic manager Ewan Rennie admitted he had been worried before kick-off. Centre-back Neil "
+            "Ballantyne is out with a knee problem and full-back Paolo Ferrante missed the game with a virus."
+            '\n\n"We had to shuffle the pack a bit," he said.',
+            "We had to shuffle",
+            "Ewan Rennie",
+        ),
+        # ... while one person doing something in the sentence before is the one who goes on.
+        (
+            'Mr Goodridge said the race was close. Mr Karger stayed upbeat about the awards. "I hope '
+            'small films triumph," he said.',
+            "I hope small films",
+            "Karger",
+        ),
     ],
 )
 def test_round_19_to_22_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
