@@ -136,11 +136,11 @@ _UNNAMED_ROLE_SUBJECT = re.compile(
     r"(?:dealer|broker|trader|analyst|economist|banker|source|insider|official|executive|spokesman|spokeswoman))\b"
 )
 _UNNAMED_SUBJECT = re.compile(rf"(?:^|(?<=[.!?])[\"”]?\s+|\n){_UNNAMED}")
-# A person described, not named, as the subject of a sentence of speech: `But the Frenchman said
-# the race was not over.`, `In a furious response, the Chelsea boss said …`.
 # A verb of saying after a name: "Rennie admitted", "Rennie has also insisted", "Green,
 # chairman of the group, says".
 _SPEAKING_AFTER = re.compile(rf"(?:,\s+(?:the|an?|who|whose|[a-z]\w*)\b[^,\"“”.]{{0,120}})?,?\s+{_VERB}\b")
+# A person described, not named, as the subject of a sentence of speech: `But the Frenchman said
+# the race was not over.`, `In a furious response, the Chelsea boss said …`.
 _DESCRIBED_SUBJECT = re.compile(
     rf"(?:^|[.!?][\"”]?\s+|\n|,\s+)(?:(?:But|And|However|Meanwhile|Later),?\s+)?"
     rf"(?P<who>[Tt]he\s+(?:[\w’'\-]+\s+){{0,3}}?(?:{ROLE_NOUNS}|{_DEMONYMS}|{_BARE_DEMONYMS}))"
