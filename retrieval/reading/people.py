@@ -590,7 +590,9 @@ class People:
                     if not qualifiers or any(re.search(rf"\b{q}\b", around) for q in qualifiers):
                         return full
                     first = first or full
-            if first:
+            # "The former Norwich defender said" is not "defender Ricky Stanford" of today's team:
+            # a past job is only the apposition that names its club.
+            if first and not (qualifiers and re.search(r"(?i)\b(?:former|ex)\b", description)):
                 return first
             if head.lower() in UNNAMED_ROLES:
                 return ""  # "the spokesman" is usually never named: do not guess a name

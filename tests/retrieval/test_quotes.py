@@ -967,6 +967,14 @@ def test_the_quotes_natural_questions_ask_about_are_attributed_to_their_speakers
             "I hope small films",
             "Karger",
         ),
+        # A past job is not today's player with that job ("defender Ricky Stanford").
+        (
+            "West Ham manager Terry Oldroyd will drop keeper Carl Dennehy and defender Ricky Stanford.\n\n"
+            "The former Norwich defender said money would be tight.\n\n"
+            '"I won\'t have millions to spend," he added.',
+            "I won't have millions",
+            "Terry Oldroyd",
+        ),
     ],
 )
 def test_round_19_to_22_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
