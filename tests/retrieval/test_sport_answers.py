@@ -183,7 +183,7 @@ ARTICLES.append(
             'tears. He has driven me to matches since I was eight years old."\n\n'
             "Chairman of selectors Geoffrey Tolland said the pair had earned their call-ups.\n\n"
             '"Every uncapped batsman we pick has scored heavily in county cricket, and so has he," Tolland '
-            "said."
+            'said.'
         ),
     )
 )
