@@ -99,12 +99,6 @@ class Tuning:
     # questions or the out-of-corpus ones (round 22 had left it off: a "who said" question's
     # words describe the quote itself, but sport's lead-ins say the same in other words).
     who_said_lead_in: bool = True
-    # How much "who said" ranks quotes against the words asked about ("his father got
-    # emotional") rather than the whole question ("Which uncapped batsman said ..."), whose role
-    # finds the person ("Which SNP politician"): 0 the question alone, 1 the words alone.
-    # Round 24: 1 answers 5 more of the 42 sport dev "who said" questions (0.5: 3, 0.75: 4) and
-    # one more of BBC natural dev's 27; over the seen final parts +2 and -3 (the role helped).
-    who_said_topic_share: float = 1.0
     # Taken off a quote for each word it is shorter than six words.
     speaker_short_quote_penalty: float = 0.04
     # Taken off a quote whose article lacks a name of the topic (variants, first names and other

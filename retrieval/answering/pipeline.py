@@ -316,10 +316,6 @@ def _who_said_answer(
         return None
     articles = list(dict.fromkeys(s.sentence.article_id for s in window))[: tuning.who_said_articles]
     ranges = library.store.article_quote_ranges(articles)
-    if tuning.who_said_topic_share and question.topic:
-        share = tuning.who_said_topic_share
-        blended = (1 - share) * topic_vector + share * library.embedder.encode_one(question.topic)
-        topic_vector = blended / np.linalg.norm(blended)
     ranked = rank_quotes(
         library,
         ranges,

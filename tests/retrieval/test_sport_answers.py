@@ -171,23 +171,6 @@ ARTICLES.append(
     )
 )
 
-ARTICLES.append(
-    ArticleDraft(
-        key="test:sandhu",
-        title="Uncapped pair in England one-day squad",
-        text=(
-            "Leicestershire batsman Ravi Sandhu and Yorkshire fast bowler Ben Tatton have been named in "
-            "England's squad for the one-day series against Bangladesh.\n\n"
-            "Sandhu, who was at home in Leicester when he received the news, said he had not expected the call.\n\n"
-            '"I had heard a few whispers, but you never believe it until it happens," he said. "My dad was in '
-            'tears. He has driven me to matches since I was eight years old."\n\n'
-            "Chairman of selectors Geoffrey Tolland said the pair had earned their call-ups.\n\n"
-            '"Every uncapped batsman we pick has scored heavily in county cricket, and so has he," Tolland '
-            'said.'
-        ),
-    )
-)
-
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Library]:
@@ -336,11 +319,7 @@ def test_who_said_reads_the_writers_sentence_before_a_quote(corpus: Library) -> 
     answer = corpus.ask(question)
     assert answer.answered and answer.spans[0].speaker == "Bryce Caldwell"
     assert "blame the leg" in answer.spans[0].text
-    # (Ranked against the whole question, as before round 24: the words asked about alone find
-    # it without the lead-in too.)
-    by_question = replace(TUNING, who_said_topic_share=0.0)
-    assert "blame the leg" in answer_question(corpus, question, tuning=by_question).spans[0].text
-    without = answer_question(corpus, question, tuning=replace(by_question, who_said_lead_in=False))
+    without = answer_question(corpus, question, tuning=replace(TUNING, who_said_lead_in=False))
     assert "blame the leg" not in without.spans[0].text
 
 
@@ -371,13 +350,3 @@ def test_an_age_beside_another_name_is_not_the_age_asked_for(corpus: Library) ->
     assert not corpus.ask("How old is Ireland coach Fergal Nestor?").answered
     answer = corpus.ask("How old is Dara Garrihy?")
     assert answer.answered and "22-year-old" in answer.spans[0].text
-
-
-def test_who_said_ranks_quotes_by_the_words_asked_about(corpus: Library) -> None:
-    # "batsman" and "England" in the question point at the selector's words about the batsman;
-    # what was said ("his father got emotional") points at Sandhu's.
-    question = "Which uncapped batsman said his father got emotional about his England call-up?"
-    answer = corpus.ask(question)
-    assert answer.answered and answer.spans[0].speaker == "Ravi Sandhu"
-    without = answer_question(corpus, question, tuning=replace(TUNING, who_said_topic_share=0.0))
-    assert without.spans[0].speaker != "Ravi Sandhu"
