@@ -157,6 +157,16 @@ def _fact_answer(
             if detail is None:
                 return refuse(Refusal(checks.ANSWER_TYPE), ranked)
             found_by, typed = scored[0], [detail, *scored]
+        elif tuning.typed_story_over_missing_names and reported is None and typed[0] is not scored[0]:
+            # "What was the crowd at the Riverside when Boro beat Basel?": the best sentence finds
+            # the match, the first one holding a crowd is another match's, whose story lacks a name
+            # asked for. The detail is looked for further down the story found instead.
+            names = MissingTerms(library, question.text)
+            best_article, typed_article = scored[0].sentence.article_id, typed[0].sentence.article_id
+            if names.from_article(typed_article) and not names.from_article(best_article):
+                detail = _typed_in_story(library, scored[0], question.text, vector, tuning, other_words)
+                if detail is not None:
+                    found_by, typed = scored[0], [detail, *scored]
         scored = typed
     if not scored or (checks.NOT_CONFIDENT.on(tuning) and not confident(found_by or scored[0], tuning, other_words)):
         return refuse(Refusal(checks.NOT_CONFIDENT), ranked)
