@@ -234,6 +234,9 @@ NOT_A_NAME = (
     r"|sides?|methods?|class|level|stages?|minutes?|rounds?|half|halves|places?|positions?|seeds?|laps?|holes?"
     r"|sets?|seasons?|days?|weeks?|months?|times?)\b"
 )
+# "How old is Huw Stephens?": a question for someone's age.
+AGE_QUESTION = re.compile(r"^(?:how old|what age|at what age)\b", re.I)
+
 _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
         # "When X happened, what …?" uses "when" as a conjunction: only "when did/was …" asks a time.
@@ -322,7 +325,7 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     ),
     (
         # An age: "How old is Huw Stephens?" is not answered by "the 2300 slot".
-        re.compile(r"^(?:how old|what age|at what age)\b", re.I),
+        AGE_QUESTION,
         re.compile(r"\b\d{1,3}[- ]years?[- ]old\b|\baged?\s+\d{1,3}\b|\b[A-Z][\w’'\-]+,\s+\d{1,3},", re.I),
     ),
     (

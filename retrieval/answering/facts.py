@@ -11,7 +11,17 @@ import numpy as np
 
 from retrieval.answering.names import question_name_tokens, variant_in
 from retrieval.models import Sentence
-from retrieval.ranking import _NEW_NAME, _NUMBER_WORDS, FIGURE, NOT_A_NAME, Tuning, _Scored, answer_hint, answer_type
+from retrieval.ranking import (
+    _NEW_NAME,
+    _NUMBER_WORDS,
+    AGE_QUESTION,
+    FIGURE,
+    NOT_A_NAME,
+    Tuning,
+    _Scored,
+    answer_hint,
+    answer_type,
+)
 from retrieval.reading.text import search_tokens
 
 if TYPE_CHECKING:
@@ -45,7 +55,7 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
     asked = set(search_tokens(question))
     counted = _counted_noun(question)
     named = _named_noun(question) if wanted is _NEW_NAME else frozenset()
-    whose_age = set(question_name_tokens(question)) if _ASKS_AGE.match(question.strip()) else set()
+    whose_age = set(question_name_tokens(question)) if AGE_QUESTION.match(question.strip()) else set()
 
     def holds(sentence: Sentence) -> bool:
         # The thing asked for is not one the question already names: "Who was the first Labour
@@ -71,7 +81,6 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
     return holds
 
 
-_ASKS_AGE = re.compile(r"(?:how old|what age|at what age)\b", re.I)
 # An age given beside a name: "Garrihy, the 22-year-old", "Nestor, 45,", "the 22-year-old
 # Garrihy" (the name is the age's owner).
 _AGE_BESIDE_NAME = re.compile(

@@ -145,6 +145,8 @@ def _fact_answer(
         answer = _who_said_answer(library, question, scored, tuning, vector, ranked)
         return answer or refuse(Refusal(checks.NOT_CONFIDENT), ranked)
     other_words = words_besides_names(question.text)
+    # Whether the question's names are in an article, looked up once an article.
+    question_names = MissingTerms(library, question.text)
     # The sentence the story is found by, when the one answering comes from further down it.
     found_by: _Scored | None = None
     if scored and checks.ANSWER_TYPE.on(tuning):
@@ -161,9 +163,8 @@ def _fact_answer(
             # "What was the crowd at the Riverside when Boro beat Basel?": the best sentence finds
             # the match, the first one holding a crowd is another match's, whose story lacks a name
             # asked for. The detail is looked for further down the story found instead.
-            names = MissingTerms(library, question.text)
             best_article, typed_article = scored[0].sentence.article_id, typed[0].sentence.article_id
-            if names.from_article(typed_article) and not names.from_article(best_article):
+            if question_names.from_article(typed_article) and not question_names.from_article(best_article):
                 detail = _typed_in_story(library, scored[0], question.text, vector, tuning, other_words)
                 if detail is not None:
                     found_by, typed = scored[0], [detail, *scored]
@@ -178,9 +179,7 @@ def _fact_answer(
             message = f"I couldn't find how that turned out in {articles_phrase(library.store, scope)}."
             return refuse(Refusal(checks.OUTCOME_NOT_REPORTED, message), ranked)
         scored = settled
-    if checks.NAMES_NOT_IN_ARTICLE.on(tuning) and MissingTerms(library, question.text).from_article(
-        scored[0].sentence.article_id
-    ):
+    if checks.NAMES_NOT_IN_ARTICLE.on(tuning) and question_names.from_article(scored[0].sentence.article_id):
         # Any name missing from the best sentence's article means the story is about something
         # else ("When did Queen Elizabeth II die?" of a story about the band Queen). Looking
         # further down for an article that has the names found more right answers on the natural

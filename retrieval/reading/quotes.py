@@ -549,8 +549,8 @@ class _Attributor:
         floor = max([before - 400, *(s.end for s in self.segments if s.end <= before)])
         speaking = [
             m
-            for m in self.people.mentions
-            if floor <= m.start < last.start and m.subject and m.name not in exclude and self._speaks(m)
+            for m in self.people.mentions_in(floor, last.start)
+            if m.subject and m.name not in exclude and self._speaks(m)
         ]
         if not speaking:
             return ""
