@@ -42,6 +42,11 @@ PARTS = {
     # Written over sets 15-18 beside dev3 by other writers, committed unread, scored once after
     # round 24 froze (``blind3_set<N>.tsv``).
     "blind3": ("blind3",),
+    # Sets 19-22 (48 more reports, round 25) and their ``_a`` questions, read for misses in round 25.
+    "dev4": ("set19", "set20", "set21", "set22"),
+    # Written over sets 19-22 beside dev4 by other writers, committed unread, scored once after
+    # round 25 froze (``blind4_set<N>.tsv``).
+    "blind4": ("blind4",),
 }
 
 
