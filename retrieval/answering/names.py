@@ -31,6 +31,22 @@ def question_name_tokens(text: str) -> list[str]:
     return search_tokens(" ".join(n for n in names if n.lower() not in QUESTION_WORDS))
 
 
+# A match score ("the 1-0 defeat at Goodison", "their 3-2 win") names one game as surely as a year
+# names one season: not a formation ("4-4-2"), a season ("2004-05") or an age group ("under-21").
+_SCORE = r"(?<![\w\-–])(\d{1,2}) ?[-–] ?(\d{1,2})(?![\w\-–])"
+
+
+def question_scores(text: str) -> list[tuple[str, str]]:
+    return re.findall(_SCORE, text)
+
+
+def score_in(score: tuple[str, str], text: str) -> bool:
+    """Whether an article gives the score, in either order: the loser's "1-0 defeat" is the
+    report's "Everton 1-0 Middlesbrough" or "lost 0-1"."""
+    home, away = score
+    return any(re.search(rf"(?<![\w\-–]){a} ?[-–] ?{b}(?![\w\-–])", text) for a, b in ((home, away), (away, home)))
+
+
 def _question_name_phrases(text: str) -> list[list[str]]:
     """Names of several words ("Apple Watch", "London Olympics") or a name and a number
     ("PlayStation 3" is not "PlayStation 2"), as their stemmed tokens."""
@@ -104,14 +120,22 @@ class MissingTerms:
         # A first name may be missing where the article has only the surname: "What did Gordon
         # Brown say ..." of a story that calls him "Mr Brown".
         self.first_names = _first_names(text)
+        self.scores = question_scores(text)
         self.checked: dict[int, bool] = {}
 
     def from_article(self, article_id: int) -> bool:
-        if not self.wanted and not self.phrases:
+        if not self.wanted and not self.phrases and not self.scores:
             return False
         if article_id not in self.checked:
-            self.checked[article_id] = bool(self._missing(article_id))
+            self.checked[article_id] = bool(self._missing(article_id)) or self._score_missing(article_id)
         return self.checked[article_id]
+
+    def _score_missing(self, article_id: int) -> bool:
+        if not self.scores:
+            return False
+        article = self.library.store.article(article_id, with_text=True)
+        full_text = f"{article.title}\n{article.text}" if article else ""
+        return not all(score_in(score, full_text) for score in self.scores)
 
     def _missing(self, article_id: int) -> list[str]:
         present = self.library.article_terms.of(article_id)  # with "arab" from "Norman-Arab"

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from retrieval.answering import TUNING, Tuning, answer_question
-from retrieval.answering.names import names_absent
+from retrieval.answering.names import names_absent, question_scores
 from retrieval.answering.question import parse
 from retrieval.answering.speaker import rank_quotes
 from retrieval.answering.who import resolve_speakers
@@ -188,6 +188,25 @@ ARTICLES += [
         text=(
             "Wolves and Ipswich drew 1-1 at Molineux.\n\n"
             "The draw leaves Ipswich second, a point behind leaders Sunderland, who beat Millwall."
+        ),
+    ),
+    ArticleDraft(
+        key="test:pars-defeat",
+        title="Dunfermline 0-2 Hibernian",
+        text=(
+            "Two second-half goals gave Hibernian a deserved win at East End Park.\n\n"
+            "Dunfermline manager Malky Rennie accepted the better side had won.\n\n"
+            '"I thought the referee had a decent game, and I have no complaints about the goals," said Rennie. '
+            '"We were second best."'
+        ),
+    ),
+    ArticleDraft(
+        key="test:pars-draw",
+        title="Dunfermline 1-1 Motherwell",
+        text=(
+            "Motherwell equalised with a disputed penalty in stoppage time at East End Park.\n\n"
+            '"The referee has cost us two points, it was never a penalty and he knows it," said Dunfermline '
+            'manager Malky Rennie. "I will be asking the referee\'s supervisor to look at it."'
         ),
     ),
 ]
@@ -381,3 +400,12 @@ def test_a_detail_is_looked_for_in_the_story_the_question_names(corpus: Library)
     assert answer.answered and "Trevor Gillard" in answer.spans[0].text
     without = answer_question(corpus, question, tuning=replace(TUNING, typed_story_over_missing_names=False))
     assert not any("Trevor Gillard" in span.text for span in without.spans)
+
+
+def test_a_score_in_the_question_names_the_game(corpus: Library) -> None:
+    # Rennie speaks of the officials in both games; "the 2-0 defeat" is the one at 0-2, not the
+    # draw whose referee he blamed (a score is written either way round).
+    answer = corpus.ask("What did Rennie say about the referee in the 2-0 defeat?")
+    assert answer.answered and "decent game" in answer.spans[0].text
+    assert not any("cost us two points" in span.text for span in answer.spans)
+    assert question_scores("the 2-0 defeat, their 4-4-2, the 2004-05 season, the under-21 side") == [("2", "0")]
