@@ -191,6 +191,29 @@ ARTICLES += [
         ),
     ),
     ArticleDraft(
+        key="test:scotland-italy",
+        title="Scotland name squad for Italy",
+        text=(
+            "Scotland resume their World Cup qualifying campaign against Italy at Hampden on 26 March.\n\n"
+            "Scotland manager Ross Carmichael has named an unchanged squad for the qualifier at Hampden.\n\n"
+            "The Scotland qualifier against Italy is the first of three home games at Hampden this spring.\n\n"
+            "Scotland's qualifier with Italy at Hampden is a sell-out.\n\n"
+            "Scotland have not lost a qualifier at Hampden since 2003.\n\n"
+            "Italy start as favourites to win the group, with Scotland third.\n\n"
+            "Scotland will start the qualifier at Hampden without their captain."
+        ),
+    ),
+    ArticleDraft(
+        key="test:scotland-moldova",
+        title="Carmichael wary of Moldova",
+        text=(
+            "Scotland's qualifier with Moldova at Hampden is on Saturday, and manager Ross Carmichael has warned "
+            "his players against complacency.\n\n"
+            "The qualifier starts at 1500 GMT, with a crowd of 50,000 expected.\n\n"
+            "The sides drew 1-1 in Chisinau in October."
+        ),
+    ),
+    ArticleDraft(
         key="test:pars-defeat",
         title="Dunfermline 0-2 Hibernian",
         text=(
@@ -409,3 +432,13 @@ def test_a_score_in_the_question_names_the_game(corpus: Library) -> None:
     assert answer.answered and "decent game" in answer.spans[0].text
     assert not any("cost us two points" in span.text for span in answer.spans)
     assert question_scores("the 2-0 defeat, their 4-4-2, the 2004-05 season, the under-21 side") == [("2", "0")]
+
+
+def test_a_time_asked_for_is_looked_for_in_the_story_with_every_name(corpus: Library) -> None:
+    # The best sentences are the Italy game's, whose story has no Moldova and no time; the
+    # kick-off is far down the story that has every name asked about.
+    question = "What time does Scotland's qualifier with Moldova at Hampden start?"
+    answer = corpus.ask(question)
+    assert answer.answered and any("1500 GMT" in span.text for span in answer.spans)
+    without = answer_question(corpus, question, tuning=replace(TUNING, typed_story_over_missing_names=False))
+    assert not any("1500 GMT" in span.text for span in without.spans)
