@@ -153,15 +153,16 @@ def _fact_answer(
         typed = typed_first(scored, question.text, tuning, library.article_terms.of)
         if typed is None:
             # (Not for someone's reported words: the story's other sentences are not theirs.)
-            found = (
+            further = (
                 None
                 if reported
                 else _typed_in_named_story(library, scored, question_names, question.text, vector, tuning, other_words)
             )
-            if found is None:
+            if further is None:
                 return refuse(Refusal(checks.ANSWER_TYPE), ranked)
-            found_by, detail = found
-            typed = [detail, *scored]
+            # The sentence that found the detail's story is the one that must be confident (the best
+            # one instead let 2 out-of-corpus questions through).
+            found_by, typed = further[0], [further[1], *scored]
         elif tuning.typed_story_over_missing_names and reported is None and typed[0] is not scored[0]:
             # "What was the crowd at the Riverside when Boro beat Basel?": the best sentence finds
             # the match, the first one holding a crowd is another match's, whose story lacks a name
@@ -259,8 +260,9 @@ def _typed_in_named_story(
     other_words: frozenset[str],
 ) -> tuple[_Scored, _Scored] | None:
     """When none of the best sentences holds the kind of thing asked for: the sentence that found
-    the story and the detail further down it, trying the stories of the best few sentences that
-    have every name the question asks about, best first (else only the best sentence's).
+    a story and the detail further down it, trying the stories of the best few sentences that
+    have every name the question asks about, best first (else only the best sentence's), once the
+    best sentence is confident.
 
     "What time does Scotland's qualifier with Moldova at Hampden start?" is found first by the
     Italy game at Hampden, whose story has no Moldova; "What time does Leicester's quarter-final
@@ -275,7 +277,7 @@ def _typed_in_named_story(
                 named[item.sentence.article_id] = item
         stories = named or stories
     for story in stories.values():
-        detail = _typed_in_story(library, story, question, vector, tuning, other_words, found=True)
+        detail = _typed_in_story(library, story, question, vector, tuning, other_words)
         if detail is not None:
             return story, detail
     return None
@@ -288,7 +290,6 @@ def _typed_in_story(
     vector: np.ndarray,
     tuning: Tuning,
     other_words: frozenset[str],
-    found: bool = False,
 ) -> _Scored | None:
     """When none of the best sentences holds the kind of thing asked for, the best sentence of
     the closest story that does, if that story is found with confidence.
@@ -296,8 +297,7 @@ def _typed_in_story(
     "How many law lords heard the Belmarsh appeal?" finds the story, and "a panel of nine law
     lords rather than the usual five" stands far down it."""
     holds = type_test(question, library.article_terms.of)
-    # (``found``: the question already found some story with confidence.)
-    if holds is None or not tuning.story_detail_weight or not (found or confident(best, tuning, other_words)):
+    if holds is None or not tuning.story_detail_weight or not confident(best, tuning, other_words):
         return None
     detail = best_of_story(library, best, holds, question, vector, tuning)
     return detail if detail is not None and detail.score >= tuning.typed_detail_min_score else None
