@@ -94,6 +94,9 @@ class Tuning:
     # both answer one more of the 18 dev "who said" questions on the invented sport reports and
     # change nothing on the BBC natural dev and test questions.
     who_said_named_penalty: float = 0.5
+    # Taken off a "who said" candidate quote whose speaker the article calls a manager when the
+    # question asks "which player ...", or the other way round (``answering/roles.py``).
+    who_said_role_penalty: float = 0.3
     # Whether "who said" quotes count their lead-in as a speaker's quotes do. Round 23: one more
     # of the 30 sport dev "who said" questions, nothing changed on the BBC natural dev and test
     # questions or the out-of-corpus ones (round 22 had left it off: a "who said" question's

@@ -34,6 +34,7 @@ from retrieval.answering.facts import (
 from retrieval.answering.names import MissingTerms, names_absent
 from retrieval.answering.question import MAX_QUESTION_CHARS, Question, may_name_someone, parse, with_context
 from retrieval.answering.read import active_reader, read_quotes, read_sentences
+from retrieval.answering.roles import asked_role, speaker_role
 from retrieval.answering.speaker import (
     QuoteWindows,
     RankedQuote,
@@ -379,12 +380,13 @@ def _who_said_answer(
     if not ranked:
         return _sentences_answer(library, question, window[:1])
     ranked = _not_the_one_spoken_of(ranked, question.topic, tuning)
+    windows = QuoteWindows(library)
+    ranked = _of_the_role_asked(ranked, question.text, windows, tuning)
     # The whole quote, as a speaker answer gives it: the words asked about are often in its
     # next sentence ("Who said gun crime is nothing to glamorise?"). Quotes that come close in
     # score are shown too, the closest first, as for "what did X say": the paraphrase a
     # question is put in rarely singles out one quote (natural questions, all parts: 62 -> 70
     # of 108 right with up to 3 quotes, 68 with up to 2).
-    windows = QuoteWindows(library)
     chosen = sorted(choose_quotes(ranked, tuning, windows), key=lambda item: -item.score)
     citations = CitationNumbers()
     spans = [_quote_span(library, citations, item, windows) for item in chosen]
@@ -401,6 +403,24 @@ def _not_the_one_spoken_of(ranked: list[RankedQuote], said: str, tuning: Tuning)
     marked = [
         replace(item, score=item.score - tuning.who_said_named_penalty)
         if set(name_words(item.quote.speaker)[-1:]) & named
+        else item
+        for item in ranked
+    ]
+    return sorted(marked, key=lambda item: -item.score)
+
+
+def _of_the_role_asked(
+    ranked: list[RankedQuote], question: str, windows: QuoteWindows, tuning: Tuning
+) -> list[RankedQuote]:
+    """The quotes with those of a speaker the article makes a manager scored down when a player
+    is asked for, and the other way round ("Which Scarlets player said ...?" beside the coaches
+    of both sides)."""
+    asked = asked_role(question)
+    if asked is None or not tuning.who_said_role_penalty:
+        return ranked
+    marked = [
+        replace(item, score=item.score - tuning.who_said_role_penalty)
+        if speaker_role(windows.article_text(item.quote.article_id), item.quote.speaker) not in (None, asked)
         else item
         for item in ranked
     ]

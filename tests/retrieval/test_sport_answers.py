@@ -12,6 +12,7 @@ import pytest
 from retrieval.answering import TUNING, Tuning, answer_question
 from retrieval.answering.names import names_absent, question_scores
 from retrieval.answering.question import parse
+from retrieval.answering.roles import STAFF, asked_role
 from retrieval.answering.speaker import rank_quotes
 from retrieval.answering.who import resolve_speakers
 from retrieval.index.embedder import Embedder
@@ -211,6 +212,17 @@ ARTICLES += [
             "his players against complacency.\n\n"
             "The qualifier starts at 1500 GMT, with a crowd of 50,000 expected.\n\n"
             "The sides drew 1-1 in Chisinau in October."
+        ),
+    ),
+    ArticleDraft(
+        key="test:scarlets",
+        title="Ulster 13-20 Scarlets",
+        text=(
+            "The Scarlets won in Belfast for the first time in four years.\n\n"
+            '"We would have looked fools if we had let that lead slip at the end," said Scarlets coach Gwyn '
+            "Traherne.\n\n"
+            "Scarlets wing Dafydd Prosser sealed the win with an interception try.\n\n"
+            '"If I had dropped the ball I would have looked a fool," said Prosser.'
         ),
     ),
     ArticleDraft(
@@ -442,3 +454,15 @@ def test_a_time_asked_for_is_looked_for_in_the_story_with_every_name(corpus: Lib
     assert answer.answered and any("1500 GMT" in span.text for span in answer.spans)
     without = answer_question(corpus, question, tuning=replace(TUNING, typed_story_over_missing_names=False))
     assert not any("1500 GMT" in span.text for span in without.spans)
+
+
+def test_who_said_asking_for_a_player_is_not_answered_by_the_coach(corpus: Library) -> None:
+    # Both said they would have looked fools; the article makes Traherne a coach and Prosser a
+    # wing, and the question asks for a player.
+    question = "Which Scarlets player said he would have looked a fool if it had gone wrong?"
+    answer = corpus.ask(question)
+    assert answer.answered and answer.spans[0].speaker == "Dafydd Prosser"
+    without = answer_question(corpus, question, tuning=replace(TUNING, who_said_role_penalty=0.0))
+    assert without.spans[0].speaker == "Gwyn Traherne"
+    assert asked_role("Which manager admitted his defender had been foolish?") == STAFF
+    assert asked_role("Who said the crowd was worth a goal?") is None
