@@ -332,7 +332,23 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(r"\b\d{1,3}[- ]years?[- ]old\b|\baged?\s+\d{1,3}\b|\b[A-Z][\w’'\-]+,\s+\d{1,3},", re.I),
     ),
     (
-        re.compile(r"^(?:how many|how long|how far|how large|how big|what percentage|what proportion)\b", re.I),
+        # A length of time: "How long is Gethin Morgan out for?" is answered by "a month", "six
+        # weeks" or "until March", not by his age or the minute he went off.
+        re.compile(r"^how long\b", re.I),
+        re.compile(
+            rf"\b(?:\d[\d,.]*|{_NUMBER_WORDS}|an?|a\s+few|several|few|many)[\s-]+(?:more\s+|extra\s+|further\s+)?"
+            r"(?:seconds?|minutes?|mins?|hours?|days?|nights?|weeks?|fortnights?|months?|years?|decades?|seasons?)\b"
+            # (An age is no length of time: "the 24-year-old".)
+            r"(?![\s-]+old\b)|\bfortnight\b|\buntil\b"
+            # A ban or a lay-off counted in games, only with its number ("a two-match ban", not "a match").
+            rf"|\b(?:\d+|{_NUMBER_WORDS})[\s-]+(?:games?|match(?:es)?|rounds?|innings|overs|laps?|sessions?|tests?)\b"
+            r"|\b(?:rest|end|remainder)\s+of\s+the\s+(?:season|year|month|campaign|tournament)\b|\blife\b"
+            r"|\bindefinitely\b|\b\d{1,2}:\d{2}\b",
+            re.I,
+        ),
+    ),
+    (
+        re.compile(r"^(?:how many|how far|how large|how big|what percentage|what proportion)\b", re.I),
         re.compile(rf"\b(?:\d[\d,.]*|{_NUMBER_WORDS})\b", re.I),
     ),
     (re.compile(r"^(?:who|whom|whose)\b", re.I), _NEW_NAME),

@@ -313,6 +313,16 @@ def test_a_sentence_inside_a_quote_is_shown_with_the_rest_of_the_quote(corpus: L
     [
         ("What was the attendance at Goodison?", "A crowd of 16,815 saw it.", "They meet at Hull on 23 October."),
         ("What position does Danny Whitlow play?", "The striker, 27, scored twice.", "Whitlow, 27, scored twice."),
+        (
+            "How long is Gethin Morgan out for?",
+            "He is ruled out for a month.",
+            "The 24-year-old went off in the 70th minute.",
+        ),
+        (
+            "How long is Pettifer suspended for?",
+            "He serves a three-match ban.",
+            "He was booked in a match at Stevenage.",
+        ),
     ],
 )
 def test_sport_details_have_a_kind(question: str, answers: str, does_not: str) -> None:
