@@ -38,9 +38,22 @@ _EVENTS = [
 ]
 
 
+# An event that did not or may not happen is not one a story must report: "when he nearly quit
+# snooker" ("I almost walked away"), "whether he'd step down" (the story has "my future").
+_NOT_HAPPENED = re.compile(
+    r"\b(?:nearly|almost|whether|if|would|might|could|may|should|considering|consider|considered|thinking\s+of"
+    r"|thoughts?\s+of|talk\s+of|threat(?:ened)?\s+to)\s+(?:\w+\s+){0,2}$|['’]d\s+(?:\w+\s+){0,1}$",
+    re.I,
+)
+
+
 def asked_events(question: str) -> list[re.Pattern[str]]:
-    """The kinds of event a question asks about (usually none)."""
-    return [event for event in _EVENTS if event.search(question)]
+    """The kinds of event a question asks about as having happened (usually none)."""
+    return [
+        event
+        for event in _EVENTS
+        if any(not _NOT_HAPPENED.search(question, 0, match.start()) for match in event.finditer(question))
+    ]
 
 
 def unreported(events: list[re.Pattern[str]], story: str) -> bool:

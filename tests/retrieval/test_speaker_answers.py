@@ -281,6 +281,11 @@ def test_a_long_subject_with_a_number_is_no_person_whose_words_are_asked_for(
         ("How much are Beijing residents charged each month for indoor parking?", False),
         ("What was the striker charged with?", True),
         ("Was anyone charged?", True),
+        # An event that did not or may not happen need not be reported (round 25, sport dev4).
+        ("What did Owain Maddock say about his wife backing him when he nearly quit snooker?", False),
+        ("What did Halworth say about whether he'd step down as England captain?", False),
+        ("Did Grant say if he would resign?", False),
+        ("Why did Charles Kennedy stand down?", True),
     ],
 )
 def test_an_event_is_read_from_its_own_words_not_their_other_senses(question: str, is_event: bool) -> None:
