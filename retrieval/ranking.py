@@ -150,6 +150,9 @@ class Tuning:
     # The attributed quotes of this many of those sentences' articles are ranked for "who said"
     # (natural questions, parts scored so far: 2 articles found 40 of 83, 4 found 43, 8 and 12 found 45).
     who_said_articles: int = 8
+    # Articles added to a "who said" question's when none of those has every name it gives (round
+    # 25: 1 answered 2 more sport dev4 questions; 2 one more of dev3 and one fewer of BBC test).
+    who_said_named_articles: int = 1
     # Checks switched off (by ``Check.name``, see answering/checks.py): how the bench measures
     # what each check costs and stops.
     disabled_checks: frozenset[str] = frozenset()

@@ -367,6 +367,7 @@ def _who_said_answer(
     if not window:
         return None
     articles = list(dict.fromkeys(s.sentence.article_id for s in window))[: tuning.who_said_articles]
+    articles += _articles_with_the_names(library, question.text, articles, ranked_passages, tuning)
     ranges = library.store.article_quote_ranges(articles)
     ranked = rank_quotes(
         library,
@@ -391,6 +392,30 @@ def _who_said_answer(
     citations = CitationNumbers()
     spans = [_quote_span(library, citations, item, windows) for item in chosen]
     return finish(library, question, spans, citations)
+
+
+def _articles_with_the_names(
+    library: Corpus, question: str, articles: list[int], ranked_passages: list[tuple[int, float]], tuning: Tuning
+) -> list[int]:
+    """When every article of the best sentences lacks a name the question gives ("when the sides
+    met in Chisinau", "the Hove supporters"), the best-ranked articles further down that have
+    them all (at most ``who_said_named_articles``): the quote asked about rarely shares words
+    with the question, so its article's sentences are not the closest ones."""
+    if not tuning.who_said_named_articles:
+        return []
+    names = MissingTerms(library, question)
+    if not all(names.from_article(article_id) for article_id in articles):
+        return []
+    found: list[int] = []
+    by_passage = library.store.article_ids_of_passages([pid for pid, _ in ranked_passages])
+    for pid, _ in ranked_passages:
+        article_id = by_passage.get(pid)
+        if article_id is None or article_id in articles or article_id in found or names.from_article(article_id):
+            continue
+        found.append(article_id)
+        if len(found) == tuning.who_said_named_articles:
+            break
+    return found
 
 
 def _not_the_one_spoken_of(ranked: list[RankedQuote], said: str, tuning: Tuning) -> list[RankedQuote]:
