@@ -43,7 +43,7 @@ from retrieval.answering.speaker import (
     rank_quotes,
     reports_speech_of,
 )
-from retrieval.answering.who import name_words, resolve_speakers
+from retrieval.answering.who import described_speakers, name_words, resolve_speakers
 from retrieval.citations import CitationNumbers
 from retrieval.errors import BadQuestion
 from retrieval.models import Answer, AnswerSpan, SearchHit, SpanKind
@@ -83,7 +83,7 @@ def answer_question(
     check_question(raw_question)
     question = with_context(parse(raw_question), [h for h in history if h.strip()])
     if question.kind == "speaker":
-        speakers = resolve_speakers(library, question.who)
+        speakers = described_speakers(library, question.who) or resolve_speakers(library, question.who)
         if speakers:
             return _speaker_answer(library, question, speakers, tuning, scope)
         if not may_name_someone(question.who):

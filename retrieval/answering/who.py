@@ -9,11 +9,12 @@ This module maps one onto the other; ``speaker.py`` then ranks the quotes of tho
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from retrieval.answering.names import letters_swapped
 from retrieval.reading.people import is_title_word, one_edit_apart
-from retrieval.reading.text import without_accents
+from retrieval.reading.text import search_tokens, without_accents
 
 if TYPE_CHECKING:
     from retrieval.ports import Corpus
@@ -23,6 +24,50 @@ _NOT_NAME_WORDS = frozenset(
     """the a an mr mrs ms miss dr sir dame lord lady prof professor rev reverend""".split()  # noqa: SIM905
 )
 _CAPITALISED_RUN = re.compile(r"(?:[A-Z][\w’'\-]*[a-z][\w’'\-]*)(?:\s+(?:de|van|von|der|la|le|da)?\s*[A-Z][\w’'\-]*)*")
+
+
+# A job at a club or body with no name: "the Celtic manager", "the Everton club doctor", "England
+# captain". (With a name, "the Basel coach Imboden", the name decides.)
+_DESCRIPTION = re.compile(
+    r"^(?:the\s+)?(?P<at>(?:[A-Z][\w'’\-]*\s+){1,3})(?P<job>(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*)$"
+)
+# Sport writes one job several ways: "the Celtic boss" is "Celtic manager Hugh Mallory".
+_SAME_JOB = ("manager", "boss", "coach", "gaffer")
+_FULL_NAME = r"(?:[A-Z][\w'’\-]+\s+){1,2}[A-Z][\w'’\-]+"
+# How many keyword-ranked passages are read for the people a description names.
+_DESCRIBED_PASSAGES = 40
+
+
+def described_speakers(library: Corpus, who: str) -> list[str]:
+    """The stored speaker a job description names ("the Celtic manager" -> Hugh Mallory): the
+    person the library's articles most often write with that job ("Celtic manager Hugh Mallory",
+    "Hugh Mallory, the Celtic manager"); none when the phrase is not a description or no
+    article names anyone so."""
+    match = _DESCRIPTION.match(who.strip())
+    if match is None:
+        return []
+    at = re.escape(" ".join(match.group("at").split()))
+    job = match.group("job").split()
+    heads = "|".join(_SAME_JOB) if job[-1].lower() in _SAME_JOB else re.escape(job[-1])
+    between = r"(?:[a-z][\w\-]*\s+){0,2}"
+    pattern = re.compile(
+        rf"\b{at}(?:['’]s)?\s+{between}(?:{heads})\s+(?P<named>{_FULL_NAME})"
+        rf"|(?P<apposed>{_FULL_NAME}),\s+(?:the\s+)?{at}\s+{between}(?:{heads})\b"
+    )
+    # Else the job alone, in a story of that club: "Club doctor Ian Moffatt said" of an Everton story.
+    job_alone = re.compile(rf"(?i:\b{between}(?:{heads}))\s+(?P<named>{_FULL_NAME})")
+    hits = library.sparse.search(search_tokens(who), _DESCRIBED_PASSAGES)
+    articles = dict.fromkeys(library.store.article_ids_of_passages([pid for pid, _ in hits]).values())
+    texts = [article.text for a in articles if (article := library.store.article(a, with_text=True)) is not None]
+    for wanted, where in ((pattern, texts), (job_alone, [t for t in texts if re.search(rf"\b{at}\b", t)])):
+        counts: Counter[str] = Counter()
+        for text in where:
+            for found in wanted.finditer(text):
+                person = found.group("named") or found.groupdict().get("apposed") or ""
+                counts.update(speaker for speaker in match_speakers(library, person) if speaker == person)
+        if counts:
+            return [counts.most_common(1)[0][0]]
+    return []
 
 
 def resolve_speakers(library: Corpus, who: str) -> list[str]:
