@@ -112,9 +112,9 @@ _SPEAKER_PATTERNS = [
         r"(?P<topic>.+?))?" + _END,
         re.I,
     ),
-    # Did X think the fans could stop Glazer? / Does X believe ...?
+    # Did X think the fans could stop Glazer? / Does X believe ...? / Did X say his side would sit deep?
     re.compile(
-        _LEAD + r"(?:did|does|do|has|had)\s+(?P<who>.+?)\s+(?:think|believe|expect|feel|reckon|predict|warn|claim"
+        _LEAD + r"(?:did|does|do|has|had)\s+(?P<who>.+?)\s+(?:think|believe|expect|feel|reckon|predict|warn|claim|say"
         r"|admit|concede|accept|acknowledge|deny|agree|accuse|blame|criticise|criticize|praise|insist|suggest|complain)"
         r"(?:\s+that)?\s+(?P<claim>.+?)" + _END,
         re.I,

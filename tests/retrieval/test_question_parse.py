@@ -22,6 +22,11 @@ from retrieval.answering.question import parse
         ("What warning did Mervyn King give about house prices?", "Mervyn King", "house prices"),
         ("What advice did Gates have for young programmers?", "Gates", "young programmers"),
         ("Did Blunkett say anything about the visa?", "Blunkett", "the visa"),
+        (
+            "did the Basel coach Imboden say his side would sit deep?",
+            "the Basel coach Imboden",
+            "his side would sit deep",
+        ),
         ("Did Jobs have anything to say about the iPod shuffle?", "Jobs", "the iPod shuffle"),
         ("How did Ebbers react to the verdict?", "Ebbers", "the verdict"),
         ("How did Ebbers react when the jury came back?", "Ebbers", "the jury came back"),
