@@ -26,8 +26,9 @@ _NOT_NAME_WORDS = frozenset(
 _CAPITALISED_RUN = re.compile(r"(?:[A-Z][\w’'\-]*[a-z][\w’'\-]*)(?:\s+(?:de|van|von|der|la|le|da)?\s*[A-Z][\w’'\-]*)*")
 
 
-# A job at a club or body with no name: "the Celtic manager", "the Everton club doctor", "England
-# captain". (With a name, "the Basel coach Imboden", the name decides.)
+# A job at a club or body, or someone's, with no name: "the Celtic manager", "the Everton club
+# doctor", "England captain", "Ferrier's coach". (With a name, "the Basel coach Imboden", the name
+# decides.)
 _DESCRIPTION = re.compile(
     r"^(?:the\s+)?(?P<at>(?:[A-Z][\w'’\-]*\s+){1,3})(?P<job>(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*)$"
 )
@@ -36,6 +37,9 @@ _SAME_JOB = ("manager", "boss", "coach", "gaffer")
 _FULL_NAME = r"(?:[A-Z][\w'’\-]+\s+){1,2}[A-Z][\w'’\-]+"
 # How many keyword-ranked passages are read for the people a description names.
 _DESCRIBED_PASSAGES = 40
+# How close the club or person must be to a job written alone ("His coach, Dougie Rennison, who
+# has worked with Ferrier since ...").
+_DESCRIBED_NEAR = 200
 
 
 def described_speakers(library: Corpus, who: str) -> list[str]:
@@ -46,24 +50,32 @@ def described_speakers(library: Corpus, who: str) -> list[str]:
     match = _DESCRIPTION.match(who.strip())
     if match is None:
         return []
-    at = re.escape(" ".join(match.group("at").split()))
+    # ("Ferrier's coach" is the coach in a story of Ferrier's.)
+    owner = {re.sub(r"['’]s$", "", word) for word in match.group("at").split()}
+    at = re.escape(" ".join(re.sub(r"['’]s$", "", word) for word in match.group("at").split()))
     job = match.group("job").split()
     heads = "|".join(_SAME_JOB) if job[-1].lower() in _SAME_JOB else re.escape(job[-1])
     between = r"(?:[a-z][\w\-]*\s+){0,2}"
     pattern = re.compile(
-        rf"\b{at}(?:['’]s)?\s+{between}(?:{heads})\s+(?P<named>{_FULL_NAME})"
+        rf"\b{at}(?:['’]s)?\s+{between}(?:{heads}),?\s+(?P<named>{_FULL_NAME})"
         rf"|(?P<apposed>{_FULL_NAME}),\s+(?:the\s+)?{at}\s+{between}(?:{heads})\b"
     )
-    # Else the job alone, in a story of that club: "Club doctor Ian Moffatt said" of an Everton story.
-    job_alone = re.compile(rf"(?i:\b{between}(?:{heads}))\s+(?P<named>{_FULL_NAME})")
+    # Else the job alone: "His coach, Dougie Rennison, who has worked with Ferrier since ...",
+    # "Club doctor Ian Moffatt said" of an Everton story.
+    job_alone = re.compile(rf"(?i:\b{between}(?:{heads})),?\s+(?P<named>{_FULL_NAME})")
     hits = library.sparse.search(search_tokens(who), _DESCRIBED_PASSAGES)
     articles = dict.fromkeys(library.store.article_ids_of_passages([pid for pid, _ in hits]).values())
     texts = [article.text for a in articles if (article := library.store.article(a, with_text=True)) is not None]
-    for wanted, where in ((pattern, texts), (job_alone, [t for t in texts if re.search(rf"\b{at}\b", t)])):
+    # The description whole, then the job near the name, then the job anywhere in a story with it.
+    for wanted, near in ((pattern, 0), (job_alone, _DESCRIBED_NEAR), (job_alone, len(max(texts, key=len, default="")))):
         counts: Counter[str] = Counter()
-        for text in where:
+        for text in texts:
             for found in wanted.finditer(text):
                 person = found.group("named") or found.groupdict().get("apposed") or ""
+                if set(person.split()) & owner:
+                    continue  # "Ferrier's coach" is not Colin Ferrier
+                if near and not re.search(rf"\b{at}\b", text[max(0, found.start() - near) : found.end() + near]):
+                    continue
                 counts.update(speaker for speaker in match_speakers(library, person) if speaker == person)
         if counts:
             return [counts.most_common(1)[0][0]]
@@ -137,8 +149,9 @@ def _shares_a_word(speakers: list[str], words: list[str]) -> bool:
 # Where the person a phrase names is said to belong somewhere: "William Corr of the Campaign
 # for Tobacco-Free Kids", "Kurt Karl at Swiss Re", "meighan from kasabian".
 _AFFILIATION = re.compile(r"\s+(?:of|from|at|with|for|in)\s+")
-# Where the person follows their organisation: "Bank of America's Robert Sinche".
-_POSSESSIVE_BEFORE_NAME = re.compile(r"^.*['’]s\s+(?=[A-Z])")
+# Where the person follows their organisation or whose they are: "Bank of America's Robert
+# Sinche", "Ferrier's coach Dougie Rennison".
+_POSSESSIVE_BEFORE_NAME = re.compile(r"^.*['’]s\s+(?:[a-z][\w\-]*\s+){0,3}(?=[A-Z])")
 
 
 def _head_and_rest(who: str, asked: str) -> tuple[str, str]:

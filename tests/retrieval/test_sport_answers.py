@@ -235,6 +235,17 @@ ARTICLES += [
         ),
     ),
     ArticleDraft(
+        key="test:ferrier",
+        title="Ferrier holds nerve in Doha",
+        text=(
+            "Scotland's Callum Ferrier won the Qatar Masters by one shot.\n\n"
+            '"I have never putted better in my life," said Ferrier.\n\n'
+            "His coach, Dougie Rennison, who has worked with Ferrier since he was 14, said the change had come "
+            "on the greens.\n\n"
+            '"We changed his grip last summer and he has holed out far better since," said Rennison.'
+        ),
+    ),
+    ArticleDraft(
         key="test:pars-defeat",
         title="Dunfermline 0-2 Hibernian",
         text=(
@@ -504,6 +515,10 @@ def test_who_said_looks_in_the_story_that_has_the_place_named(corpus: Library) -
     [
         ("What did the Albion manager say about the chairman?", "Gordon Lennie"),
         ("What did the Munster boss say about the stamping ban?", "Conor Brannigan"),
+        # Someone's job: not that someone, and written alone near their name.
+        ("What did Ferrier's coach say about the change to his grip?", "Dougie Rennison"),
+        # A name after someone's job, mistyped.
+        ("Did Ferrier's coach Dougie Renison say anything about the grip?", "Dougie Rennison"),
     ],
 )
 def test_a_job_at_a_club_names_the_person_the_articles_give_it(corpus: Library, question: str, speaker: str) -> None:
