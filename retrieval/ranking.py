@@ -242,6 +242,7 @@ NOT_A_NAME = (
 )
 # "How old is Huw Stephens?": a question for someone's age.
 AGE_QUESTION = re.compile(r"^(?:how old|what age|at what age)\b", re.I)
+CROWD_QUESTION = re.compile(r"^(?:what|how big|how large)\s+(?:was|is|were)\s+the\s+(?:attendance|crowd|gate)\b", re.I)
 
 _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
@@ -315,7 +316,7 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # "How many fans ...?": as a count, the sentence that finds the match stays first, and
         # the crowd comes with it; as a crowd, a crowd's sentence that shares few of the
         # question's words is first and not confident, round 23.)
-        re.compile(r"^(?:what|how big|how large)\s+(?:was|is|were)\s+the\s+(?:attendance|crowd|gate)\b", re.I),
+        CROWD_QUESTION,
         re.compile(r"\b\d{1,3}(?:,\d{3})+\b|\b\d{4,6}\b|\bsell-?out\b|\bcapacity\b", re.I),
     ),
     (

@@ -47,7 +47,7 @@ from retrieval.answering.who import described_speakers, name_words, resolve_spea
 from retrieval.citations import CitationNumbers
 from retrieval.errors import BadQuestion
 from retrieval.models import Answer, AnswerSpan, SearchHit, SpanKind
-from retrieval.ranking import TUNING, Tuning, _rank_passages, _score_sentences, _Scored
+from retrieval.ranking import CROWD_QUESTION, TUNING, Tuning, _rank_passages, _score_sentences, _Scored
 from retrieval.reading.text import search_tokens
 from retrieval.scope import articles_phrase
 
@@ -164,15 +164,28 @@ def _fact_answer(
             # The sentence that found the detail's story is the one that must be confident (the best
             # one instead let 2 out-of-corpus questions through).
             found_by, typed = further[0], [further[1], *scored]
-        elif tuning.typed_story_over_missing_names and reported is None and typed[0] is not scored[0]:
+        elif tuning.typed_story_over_missing_names and reported is None:
             # "What was the crowd at the Riverside when Boro beat Basel?": the best sentence finds
             # the match, the first one holding a crowd is another match's, whose story lacks a name
             # asked for. The detail is looked for further down the story found instead.
             best_article, typed_article = scored[0].sentence.article_id, typed[0].sentence.article_id
-            if question_names.from_article(typed_article) and not question_names.from_article(best_article):
+            if (
+                typed[0] is not scored[0]
+                and question_names.from_article(typed_article)
+                and not question_names.from_article(best_article)
+            ):
                 detail = _typed_in_story(library, scored[0], question.text, vector, tuning, other_words)
                 if detail is not None:
                     found_by, typed = scored[0], [detail, *scored]
+            elif question_names.from_article(typed_article) and CROWD_QUESTION.match(question.text.strip()):
+                # A crowd is reported in the match's own story, which may be none of the best
+                # sentences' ("How big was the crowd for Celtic's win over Porto?" first finds
+                # another Celtic game): the stories of the best few that have every name.
+                further = _typed_in_named_story(
+                    library, scored, question_names, question.text, vector, tuning, other_words
+                )
+                if further is not None:
+                    found_by, typed = further[0], [further[1], *scored]
         scored = typed
     if not scored or (checks.NOT_CONFIDENT.on(tuning) and not confident(found_by or scored[0], tuning, other_words)):
         return refuse(Refusal(checks.NOT_CONFIDENT), ranked)

@@ -246,6 +246,20 @@ ARTICLES += [
         ),
     ),
     ArticleDraft(
+        key="test:celtic-shakhtar",
+        title="Celtic 3-1 Shakhtar",
+        text="A crowd of 58,214 saw Celtic win a Champions League game for the first time this season.",
+    ),
+    ArticleDraft(
+        key="test:celtic-porto",
+        title="Celtic 2-1 Porto",
+        text=(
+            "Celtic came from behind to win against Porto with a late header from Tomas Vrabec.\n\n"
+            "Porto had led through a first-half penalty.\n\n"
+            "The crowd of 57,060 was the biggest for a win at the ground this season."
+        ),
+    ),
+    ArticleDraft(
         key="test:pars-defeat",
         title="Dunfermline 0-2 Hibernian",
         text=(
@@ -525,3 +539,12 @@ def test_a_job_at_a_club_names_the_person_the_articles_give_it(corpus: Library, 
     # Fans ask for "the Albion manager" as often as for Lennie; "boss" is "coach" too.
     answer = corpus.ask(question)
     assert answer.answered and answer.spans[0].kind == "quote" and answer.spans[0].speaker == speaker
+
+
+def test_a_crowd_is_read_from_the_story_of_the_game_asked_about(corpus: Library) -> None:
+    # The first sentence holding a crowd is another Celtic game's, whose story has no Porto.
+    question = "How big was the crowd for Celtic's win over Porto?"
+    answer = corpus.ask(question)
+    assert answer.answered and "57,060" in answer.spans[0].text
+    without = answer_question(corpus, question, tuning=replace(TUNING, typed_story_over_missing_names=False))
+    assert not any("57,060" in span.text for span in without.spans)
