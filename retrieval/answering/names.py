@@ -33,7 +33,11 @@ def question_name_tokens(text: str) -> list[str]:
 
 # A match score ("the 1-0 defeat at Goodison", "their 3-2 win") names one game as surely as a year
 # names one season: not a formation ("4-4-2"), a season ("2004-05") or an age group ("under-21").
-_SCORE = r"(?<![\w\-–])(\d{1,2}) ?[-–] ?(\d{1,2})(?![\w\-–])"
+def _score(home: str, away: str) -> str:
+    return rf"(?<![\w\-–]){home} ?[-–] ?{away}(?![\w\-–])"
+
+
+_SCORE = _score(r"(\d{1,2})", r"(\d{1,2})")
 
 
 def question_scores(text: str) -> list[tuple[str, str]]:
@@ -44,7 +48,7 @@ def score_in(score: tuple[str, str], text: str) -> bool:
     """Whether an article gives the score, in either order: the loser's "1-0 defeat" is the
     report's "Everton 1-0 Middlesbrough" or "lost 0-1"."""
     home, away = score
-    return any(re.search(rf"(?<![\w\-–]){a} ?[-–] ?{b}(?![\w\-–])", text) for a, b in ((home, away), (away, home)))
+    return any(re.search(_score(a, b), text) for a, b in ((home, away), (away, home)))
 
 
 def _question_name_phrases(text: str) -> list[list[str]]:
@@ -122,6 +126,7 @@ class MissingTerms:
         self.first_names = _first_names(text)
         self.scores = question_scores(text)
         self.checked: dict[int, bool] = {}
+        self._texts: dict[int, str] = {}
 
     def from_article(self, article_id: int) -> bool:
         if not self.wanted and not self.phrases and not self.scores:
@@ -133,9 +138,15 @@ class MissingTerms:
     def _score_missing(self, article_id: int) -> bool:
         if not self.scores:
             return False
-        article = self.library.store.article(article_id, with_text=True)
-        full_text = f"{article.title}\n{article.text}" if article else ""
+        full_text = self._full_text(article_id)
         return not all(score_in(score, full_text) for score in self.scores)
+
+    def _full_text(self, article_id: int) -> str:
+        """The article's title and text, read from the store once for both checks."""
+        if article_id not in self._texts:
+            article = self.library.store.article(article_id, with_text=True)
+            self._texts[article_id] = f"{article.title}\n{article.text}" if article else ""
+        return self._texts[article_id]
 
     def _missing(self, article_id: int) -> list[str]:
         present = self.library.article_terms.of(article_id)  # with "arab" from "Norman-Arab"
@@ -152,8 +163,7 @@ class MissingTerms:
             return missing
         if not missing and not (self.phrases or self.capitalised):
             return missing
-        article = self.library.store.article(article_id, with_text=True)
-        full_text = f"{article.title}\n{article.text}" if article else ""
+        full_text = self._full_text(article_id)
         # "GDP" of a story that spells out "gross domestic product".
         missing = [t for t in missing if not spelled_out(t, full_text)]
         if missing or not (self.phrases or self.capitalised):

@@ -13,7 +13,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from retrieval.answering.names import letters_swapped
-from retrieval.reading.people import is_title_word, one_edit_apart
+from retrieval.reading.people import SAME_JOB, is_title_word, one_edit_apart
 from retrieval.reading.text import search_tokens, without_accents
 
 if TYPE_CHECKING:
@@ -32,8 +32,9 @@ _CAPITALISED_RUN = re.compile(r"(?:[A-Z][\w’'\-]*[a-z][\w’'\-]*)(?:\s+(?:de|
 _DESCRIPTION = re.compile(
     r"^(?:the\s+)?(?P<at>(?:[A-Z][\w'’\-]*\s+){1,3})(?P<job>(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*)$"
 )
-# Sport writes one job several ways: "the Celtic boss" is "Celtic manager Hugh Mallory".
-_SAME_JOB = ("manager", "boss", "coach", "gaffer")
+# Sport writes one job several ways: "the Celtic boss" is "Celtic manager Hugh Mallory" (and
+# fans say "gaffer", which articles rarely do).
+_SAME_JOB = SAME_JOB | {"gaffer"}
 _FULL_NAME = r"(?:[A-Z][\w'’\-]+\s+){1,2}[A-Z][\w'’\-]+"
 # How many keyword-ranked passages are read for the people a description names.
 _DESCRIBED_PASSAGES = 40
@@ -51,10 +52,10 @@ def described_speakers(library: Corpus, who: str) -> list[str]:
     if match is None:
         return []
     # ("Ferrier's coach" is the coach in a story of Ferrier's.)
-    owner = {re.sub(r"['’]s$", "", word) for word in match.group("at").split()}
-    at = re.escape(" ".join(re.sub(r"['’]s$", "", word) for word in match.group("at").split()))
+    owner = [re.sub(r"['’]s$", "", word) for word in match.group("at").split()]
+    at = re.escape(" ".join(owner))
     job = match.group("job").split()
-    heads = "|".join(_SAME_JOB) if job[-1].lower() in _SAME_JOB else re.escape(job[-1])
+    heads = "|".join(sorted(_SAME_JOB)) if job[-1].lower() in _SAME_JOB else re.escape(job[-1])
     between = r"(?:[a-z][\w\-]*\s+){0,2}"
     pattern = re.compile(
         rf"\b{at}(?:['’]s)?\s+{between}(?:{heads}),?\s+(?P<named>{_FULL_NAME})"
@@ -66,17 +67,25 @@ def described_speakers(library: Corpus, who: str) -> list[str]:
     hits = library.sparse.search(search_tokens(who), _DESCRIBED_PASSAGES)
     articles = dict.fromkeys(library.store.article_ids_of_passages([pid for pid, _ in hits]).values())
     texts = [article.text for a in articles if (article := library.store.article(a, with_text=True)) is not None]
-    # The description whole, then the job near the name, then the job anywhere in a story with it.
-    for wanted, near in ((pattern, 0), (job_alone, _DESCRIBED_NEAR), (job_alone, len(max(texts, key=len, default="")))):
+    near_name = re.compile(rf"\b{at}\b")
+    with_name = [text for text in texts if near_name.search(text)]
+    # The description whole; then the job alone near the name; then anywhere in a story with it.
+    tries: list[tuple[re.Pattern[str], list[str], int | None]] = [
+        (pattern, texts, None),
+        (job_alone, texts, _DESCRIBED_NEAR),
+        (job_alone, with_name, None),
+    ]
+    for wanted, where, near in tries:
         counts: Counter[str] = Counter()
-        for text in texts:
+        for text in where:
             for found in wanted.finditer(text):
                 person = found.group("named") or found.groupdict().get("apposed") or ""
-                if set(person.split()) & owner:
+                if set(person.split()) & set(owner):
                     continue  # "Ferrier's coach" is not Colin Ferrier
-                if near and not re.search(rf"\b{at}\b", text[max(0, found.start() - near) : found.end() + near]):
+                if near is not None and not near_name.search(text[max(0, found.start() - near) : found.end() + near]):
                     continue
-                counts.update(speaker for speaker in match_speakers(library, person) if speaker == person)
+                if person in library.speakers:
+                    counts[person] += 1
         if counts:
             return [counts.most_common(1)[0][0]]
     return []

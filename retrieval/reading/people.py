@@ -252,7 +252,7 @@ _FINITE_AFTER = re.compile(r"\s+(?:was|is|were|are|had|has|have|would|will|could
 
 
 # Words for one job that reports use in turn: "Chelsea manager Jose Mourinho" is "the Chelsea boss".
-_SAME_JOB = frozenset({"manager", "boss", "coach"})
+SAME_JOB = frozenset({"manager", "boss", "coach"})
 # Words before a job that make it another job: a deputy mayor is not "the mayor".
 _RANK_QUALIFIERS = frozenset({"deputy", "vice", "assistant", "shadow", "former", "ex", "acting"})
 
@@ -563,7 +563,7 @@ class People:
         words = [w for w in re.findall(r"[A-Za-z]+", description) if w.lower() not in {"the", "a", "an"}]
         if words:
             head = words[-1]
-            heads = "|".join(sorted(_SAME_JOB)) if head.lower() in _SAME_JOB else re.escape(head.lower())
+            heads = "|".join(sorted(SAME_JOB)) if head.lower() in SAME_JOB else re.escape(head.lower())
             qualifiers = [w for w in words[:-1] if w[0].isupper()]
             # A rank the description does not itself give ("deputy" of "the deputy mayor").
             other_ranks = _RANK_QUALIFIERS - {w.lower() for w in words}
