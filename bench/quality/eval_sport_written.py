@@ -47,6 +47,11 @@ PARTS = {
     # Written over sets 19-22 beside dev4 by other writers, committed unread, scored once after
     # round 25 froze (``blind4_set<N>.tsv``).
     "blind4": ("blind4",),
+    # Sets 23-26 (48 more reports, round 26) and their ``_a`` questions, read for misses in round 26.
+    "dev5": ("set23", "set24", "set25", "set26"),
+    # Written over sets 23-26 beside dev5 by other writers, committed unread, scored once after
+    # round 26 froze (``blind5_set<N>.tsv``).
+    "blind5": ("blind5",),
 }
 
 
