@@ -242,7 +242,14 @@ NOT_A_NAME = (
 )
 # "How old is Huw Stephens?": a question for someone's age.
 AGE_QUESTION = re.compile(r"^(?:how old|what age|at what age)\b", re.I)
-CROWD_QUESTION = re.compile(r"^(?:what|how big|how large)\s+(?:was|is|were)\s+the\s+(?:attendance|crowd|gate)\b", re.I)
+CROWD_QUESTION = re.compile(
+    r"^(?:(?:what|how big|how large)\s+(?:was|is|were)\s+the\s+(?:attendance|crowd|gate)\b"
+    # "How many fans were at Ibrox for ...?": a crowd too (round 26).
+    # (Not "How many people saw Den shot?": an audience.)
+    r"|how\s+many\s+(?:fans|supporters|spectators)\s+(?:were\s+(?:at|in|there)|turned\s+(?:up|out)|watched|attended"
+    r"|saw|packed|came)\b|how\s+many\s+people\s+(?:were\s+(?:at|there)|turned\s+(?:up|out)|attended)\b)",
+    re.I,
+)
 
 _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
@@ -317,7 +324,13 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # the crowd comes with it; as a crowd, a crowd's sentence that shares few of the
         # question's words is first and not confident, round 23.)
         CROWD_QUESTION,
-        re.compile(r"\b\d{1,3}(?:,\d{3})+\b|\b\d{4,6}\b|\bsell-?out\b|\bcapacity\b", re.I),
+        # A count of people said to be a crowd: the sentence names one ("The 2006 World Cup" is
+        # a year, and "24,000 tickets" no crowd, round 26).
+        re.compile(
+            r"^(?=.*\b(?:crowds?|attendances?|gates?|watched|in\s+front\s+of|fans|spectators|supporters|sell-?out"
+            r"|capacity)\b).*?(?:\b\d{1,3}(?:,\d{3})+\b|\b(?!(?:1[89]|20)\d\d\b)\d{4,6}\b|\bsell-?out\b|\bcapacity\b)",
+            re.I | re.S,
+        ),
     ),
     (
         # A player's position: "What position does Danny Whitlow play?" is not answered by his

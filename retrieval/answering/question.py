@@ -12,7 +12,11 @@ from dataclasses import dataclass, replace
 
 MAX_QUESTION_CHARS = 2000
 
-_LEAD = r"^(?:and|but|so|ok|okay|also|then|hey|hi)?[\s,]*"
+_LEAD = (
+    r"^(?:and|but|so|ok|okay|also|then|hey|hi)?[\s,]*"
+    # "After the Shakhtar game, what did Rennie say about Fairlie?": the occasion first (round 26).
+    r"(?:(?P<occasion>(?:after|following|before|during|at|in|on|for)\s+[^,?]{3,60}),\s*)?"
+)
 _END = r"\s*[?.!]*$"
 # Verbs of speech and opinion after "what did X ...". Not "mean": "What does W mean?" asks what
 # a word means, not what someone said.
@@ -46,12 +50,14 @@ _REACT = (
 _STANCE = (
     r"(?:hopeful|happy|unhappy|worried|optimistic|pessimistic|confident|concerned|pleased|angry|upset|critical"
     r"|positive|negative|keen|sure|satisfied|disappointed|surprised|excited|sorry|proud|nervous|sceptical"
-    r"|skeptical|supportive|opposed|against|in\s+favou?r\s+of|bullish|gloomy|relaxed|frustrated)"
+    r"|skeptical|supportive|opposed|against|in\s+favou?r\s+of|bullish|gloomy|relaxed|frustrated|impressed|furious)"
 )
 _SPEAKER_PATTERNS = [
     # What did X say about Y? / What else has X said? / What did X think of Y?
     re.compile(
-        _LEAD + r"what\s+(?:else\s+|exactly\s+)?(?:did|does|do|has|have|had|would|will|is|was)\s+(?P<who>.+?)\s+"
+        # (Not "What was Pilbeam's view on whether Winterbourne could get an England call?", round 26.)
+        _LEAD + r"what\s+(?:else\s+|exactly\s+)?(?:did|does|do|has|have|had|would|will|is|was)\s+"
+        rf"(?P<who>(?:(?!['’]s\s+(?:[\w\-]+\s+)?{_OPINION}\b).)+?)\s+"
         rf"(?:have\s+to\s+)?(?:actually\s+|really\s+)?{_SAY}(?:\s+of)?{_TOPIC}{_END}",
         re.I,
     ),
@@ -117,6 +123,12 @@ _SPEAKER_PATTERNS = [
         _LEAD + r"(?:did|does|do|has|had)\s+(?P<who>.+?)\s+(?:think|believe|expect|feel|reckon|predict|warn|claim|say"
         r"|admit|concede|accept|acknowledge|deny|agree|accuse|blame|criticise|criticize|praise|insist|suggest|complain)"
         r"(?:\s+that)?\s+(?P<claim>.+?)" + _END,
+        re.I,
+    ),
+    # Why was X so angry about Y? / Why is X happy to ...? (the reason is in their words, round 26)
+    re.compile(
+        _LEAD + rf"why\s+(?:was|is|were|are)\s+(?P<who>.+?)\s+(?:so\s+|very\s+|really\s+)?{_STANCE}"
+        r"(?:\s+(?:about|with|of|that|over|on|for|to|when|after|by)\s+(?P<topic>.+?))?" + _END,
         re.I,
     ),
     # Was X hopeful about Y? / Is X worried that ...?
@@ -222,6 +234,8 @@ def parse(question: str) -> Question:
                 # ("What did X say was …", "Why did X say …", "Did X think …").
                 found = match.groupdict()
                 topic = _clean_topic(found.get("topic") or found.get("claim") or "")
+                if found.get("occasion"):
+                    topic = f"{topic} ({found['occasion']})" if topic else found["occasion"]
                 return Question(text, "speaker", who, topic, topic_is_claim="claim" in found)
     match = _WHO_SAID.match(text)
     if match:

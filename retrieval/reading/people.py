@@ -180,6 +180,11 @@ def _looks_like_person(candidate: str) -> bool:
     return not any(token.lower().strip("'s") in NOT_PERSON_WORDS or "-based" in token.lower() for token in tokens)
 
 
+# What may open a sentence before the name of its subject: capitalised words and a job
+# ("Wakefield coach ", "Saints manager "), nothing else ("Gilchrist also felt " is a sentence
+# about Gilchrist).
+_JOB_BEFORE_NAME = re.compile(rf"(?:(?:[A-Z][\w’'\-]*|{ROLE_NOUNS}|of|the)\s+){{0,4}}")
+
 # "of France", "from the CEA": between a name and its verb, it leaves the name the subject.
 _AFFILIATION = (
     r"\s+(?:of|from|at)\s+(?:the\s+)?[A-Z][\w’'\-]*(?:\s+(?:(?:for|of|and|on|the)\s+)*[A-Z][\w’'\-]*){0,5}\s+"
@@ -414,7 +419,11 @@ class People:
                 subject = (
                     not aside
                     and not possessive
-                    and (self._is_subject(match.end()) or self._named_by_verb(match.start()))
+                    and (
+                        self._is_subject(match.end())
+                        or self._named_by_verb(match.start())
+                        or self._opens_with_auxiliary(match.start(), match.end())
+                    )
                 )
                 found.append(Mention(match.start(), match.end(), name, subject, aside))
         return found
@@ -460,6 +469,18 @@ class People:
             r"told|tells|tell|asked|asks|ask|accused|accuses|urged|urges|praised|praises|called|calls"
             r"|described|describes|defended|defends|questioned|questions|promised|promises",
             verb.group("verb"),
+        )
+
+    def _opens_with_auxiliary(self, start: int, end: int) -> bool:
+        """Whether a name opening its sentence (after a job at most: "Wakefield coach Mark
+        Penhall did not attempt to hide his anger") is followed by "did", "does", "must",
+        "should" or "might", which make it the subject there (round 26). Further into a
+        sentence they often follow a name that is no one's subject ("what had happened with
+        Ball did not affect the album", "the tools in My Ask Jeeves should stop them")."""
+        opens = sentence_start(self.text, start, max(0, start - 60))
+        return bool(
+            _JOB_BEFORE_NAME.fullmatch(self.text, opens, start)
+            and re.match(r"\s+(?:did|does|must|should|might)\b", self.text[end : end + 12])
         )
 
     def _is_subject(self, end: int) -> bool:

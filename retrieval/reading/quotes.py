@@ -33,7 +33,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 27
+RULES_VERSION = 28
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -57,6 +57,11 @@ _BARE_DEMONYMS = (
     r"|Latvian|Lithuanian|Georgian"
 )
 # A description that gives only an age or a standing, no job: "the 31-year-old", "the veteran".
+# Words that open a clause inside a sentence, whose subject is not the sentence's.
+# ("when Morgan", "after Rutherford": right before the name, up to three capitalised words.)
+_SUBORDINATE_BEFORE_NAME = re.compile(
+    r"\b(?:when|as|after|before|while|because|until|once|if)\s+(?:[A-Z][\w’'\-]*\s+){0,3}$"
+)
 _AGE_ONLY = re.compile(r"[Tt]he\s+(?:\d+-year-old|veteran|youngster|teenager)")
 _DESCRIPTION = (
     rf"(?:(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS}|{_DEMONYMS})"
@@ -493,6 +498,9 @@ class _Attributor:
                 speaking = self._speaking_since_last_quote(mention, at, inside, written.lower())
                 if speaking:
                     return speaking
+                opening = self._opening_subject(mention, inside, written.lower())
+                if opening:
+                    return opening
             return mention.name if mention else ""
         if _is_description(written):
             if re.match(r"(?i)(?:an?|one)\s", written):
@@ -558,6 +566,30 @@ class _Attributor:
         if pronoun in ("he", "she") and self.people.genders.get(name, pronoun) != pronoun:
             return ""
         return name
+
+    def _opening_subject(self, last: Mention, exclude: set[str], pronoun: str) -> str:
+        """The subject opening the sentence of ``last`` when ``last`` stands in a clause after
+        "when", "as", "after" and the like: `Pryce was also unhappy with the referee's decision
+        not to award a penalty when Morgan went down. "…," he said.` is Pryce's (round 26); ""
+        when there is none or the pronoun does not fit them."""
+        start = sentence_start(self.text, last.start, max(0, last.start - 400))
+        first = next(
+            (
+                m
+                for m in self.people.mentions_in(start, last.start)
+                if m.subject and m.name not in exclude and m.name != last.name
+            ),
+            None,
+        )
+        if (
+            first is None
+            or first.start - start > 80
+            or not _SUBORDINATE_BEFORE_NAME.search(self.text[first.end : last.start])
+        ):
+            return ""
+        if pronoun in ("he", "she") and self.people.genders.get(first.name, pronoun) != pronoun:
+            return ""
+        return first.name
 
     def _recent_unnamed(self, before: int) -> tuple[str, int] | None:
         """The latest unnamed speaker shortly before ``before``, and where its description ends

@@ -49,6 +49,20 @@ from retrieval.answering.question import parse
         ("did Kortenhoeven accuse the referee of cheating?", "Kortenhoeven", "the referee of cheating"),
         ("What was Aitken's objection to the show?", "Aitken", "the show"),
         ("What was Professor Badge's worry if Kelly says no?", "Professor Badge", "Kelly says no"),
+        # Round 26: the reason for a feeling is in the person's words; an occasion said first
+        # stays with the topic; "call" ending a question is no verb of "What was X ... call?".
+        ("Why was Nigel Farraday so angry about the second goal?", "Nigel Farraday", "the second goal"),
+        ("Why is Coulthard happy to throw Ambler in?", "Coulthard", "throw Ambler in"),
+        (
+            "After the Shakhtar game, what did Rennie say about Fairlie?",
+            "Rennie",
+            "Fairlie (After the Shakhtar game)",
+        ),
+        (
+            "What was Sussex coach Pilbeam's view on whether Winterbourne could get an England call?",
+            "Sussex coach Pilbeam",
+            "whether Winterbourne could get an England call",
+        ),
         (
             "What problems did David Frost say were still weighing on firms?",
             "David Frost",

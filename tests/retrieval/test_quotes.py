@@ -1022,3 +1022,36 @@ def test_the_rules_read_one_sentence_back_and_forward() -> None:
     assert text[quote : sentence_end(text, quote, len(text))] == "We will win"
     assert text[: sentence_end(text, 0, 4)] == "He l"  # no further forward
     assert sentence_end(text, text.index("Then"), len(text)) == text.index("\nit")
+
+
+def test_he_said_after_a_lead_in_whose_verb_is_did_not() -> None:
+    # "Mark Penhall did not attempt ..." makes Penhall the subject; the full-back named in the
+    # paragraph before is not the one speaking (round 26).
+    text = (
+        "Headline\n\nThen Wakefield centre Andy Mellin was penalised, and full-back Liam Tyson stepped up.\n\n"
+        "Wakefield coach Mark Penhall did not attempt to hide his anger.\n\n"
+        '"I want to apologise to every Wakefield fan," he said.'
+    )
+    assert speaker_of(quotes_of(text), "I want to apologise") == "Mark Penhall"
+
+
+def test_did_inside_a_sentence_makes_no_subject() -> None:
+    # "what had happened with Ball did not affect the album" is about Cook, not by Ball.
+    text = (
+        "Headline\n\nNorman Cook said his marriage to Zoe Ball had been hard.\n\n"
+        '"The tabloid thing has been difficult at times," Cook said. He said that what had happened with '
+        'Ball did not affect the album. "At first I was doing jolly tunes."'
+    )
+    assert speaker_of(quotes_of(text), "At first I was") == "Norman Cook"
+
+
+def test_he_said_after_a_sentence_whose_other_person_is_in_a_when_clause() -> None:
+    # Pryce opens the sentence; Morgan is only in its "when" clause (round 26).
+    text = (
+        "Headline\n\nWales lost 2-0 to Poland after striker Rhys Morgan missed an early chance.\n\n"
+        '"It\'s a sore one to take," said Wales manager Gareth Pryce.\n\n'
+        "Pryce was also unhappy with the referee's decision not to award a penalty when Morgan went down "
+        "under a challenge from Poland defender Jacek Bielski.\n\n"
+        "\"I've seen it again and it's a clear penalty,\" he said."
+    )
+    assert speaker_of(quotes_of(text), "I've seen it again") == "Gareth Pryce"
