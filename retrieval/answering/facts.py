@@ -55,6 +55,7 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
     asked = set(search_tokens(question))
     counted = _counted_noun(question)
     named = _named_noun(question) if wanted is _NEW_NAME else frozenset()
+    role = _role_words(question) if wanted is _NEW_NAME else frozenset()
     whose_age = set(question_name_tokens(question)) if AGE_QUESTION.match(question.strip()) else set()
 
     def holds(sentence: Sentence) -> bool:
@@ -72,6 +73,10 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
         # "prison", not by "Lord Archer spent two years in prison" and some other name. A story
         # that never uses the word calls the thing otherwise ("the building society" for "Which
         # lender ...?"): there any new name will do, as for "who".
+        if role:
+            # "Who coaches Kirsty Lennox?" is answered by a name beside "coach" and by nothing
+            # else: a story that never says who coaches her does not have it (round 26).
+            return _name_near(sentence.text, role, asked)
         return (
             not named
             or _name_near(sentence.text, named, asked)
@@ -79,6 +84,27 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
         )
 
     return holds
+
+
+# "Who coaches X?", "Who owns X?", "Who beat X?": a standing relation between people, which a
+# story tells with these words beside the other person's name or not at all.
+_WHO_HAS_ROLE = re.compile(r"^who\s+(?P<verb>coaches|trains|owns|manages|sponsors|beat|defeated)\b", re.I)
+_ROLE_WORDS = {
+    "coaches": "coach coaches coached",
+    "trains": "trainer trains trained",
+    "owns": "owner owners owns owned",
+    "manages": "manager manages managed",
+    "sponsors": "sponsor sponsors sponsored",
+    "beat": "beat beaten lost defeat defeated",
+    "defeated": "beat beaten lost defeat defeated",
+}
+
+
+def _role_words(question: str) -> frozenset[str]:
+    """The stemmed words that tell the relation "Who coaches X?" asks about; empty for other
+    questions."""
+    match = _WHO_HAS_ROLE.match(question.strip())
+    return frozenset(search_tokens(_ROLE_WORDS[match.group("verb").lower()])) if match else frozenset()
 
 
 # An age given beside a name: "Garrihy, the 22-year-old", "Nestor, 45,", "the 22-year-old
@@ -405,7 +431,19 @@ def with_the_story_detail(
     hint = answer_hint(question)
     asked = set(search_tokens(question))
     taken = {item.sentence.id for item in chosen}
-    best = best_of_story(
+    best = None
+    if _WHY.match(question.strip()) and not any(_STATED_REASON.search(item.sentence.text) for item in chosen):
+        # "Why was the start at Headingley delayed?": "which started 40 minutes late because of
+        # morning rain" states a reason, which "after" or "since" in a closer sentence need not.
+        best = best_of_story(
+            library,
+            chosen[0],
+            lambda s: s.id not in taken and bool(_STATED_REASON.search(s.text)),
+            question,
+            vector,
+            tuning,
+        )
+    best = best or best_of_story(
         library,
         chosen[0],
         # A question of no clear kind ("What was Kapranos arrested for?") takes any sentence.
@@ -415,6 +453,11 @@ def with_the_story_detail(
         tuning,
     )
     return chosen if best is None else [*chosen[:slot], best, *chosen[slot + 1 :]]
+
+
+_WHY = re.compile(r"^(?:why|for what reason|what (?:was|is) the reason|how come)\b", re.I)
+# Words that state a reason outright (``answer_hint``'s "after", "since" or "so" often do not).
+_STATED_REASON = re.compile(r"\b(?:because|due to|owing to|as a result of|in order to|so that)\b", re.I)
 
 
 def best_of_story(

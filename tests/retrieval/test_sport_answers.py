@@ -271,6 +271,30 @@ ARTICLES += [
         ),
     ),
     ArticleDraft(
+        key="test:crystal-palace",
+        title="Lennox wins at Crystal Palace",
+        text=(
+            "Scotland's Kirsty Lennox won the women's 1500m at Crystal Palace in four minutes 6.2 seconds.\n\n"
+            '"I needed that after a difficult year," said Lennox.'
+        ),
+    ),
+    ArticleDraft(
+        key="test:drummond",
+        title="Drummond runs best time",
+        text="Isla Drummond, who is coached by her father Iain Drummond, ran a personal best in Glasgow.",
+    ),
+    ArticleDraft(
+        key="test:headingley",
+        title="England 251-6 Australia",
+        text=(
+            "England beat Australia by four wickets in the one-day international at Headingley, after "
+            "captain Michael Trelawney hit an unbeaten 88.\n\n"
+            "Trelawney said his side had bounced back after the defeat at Lord's.\n\n"
+            "A crowd of 17,600 saw the game, which started 40 minutes late because of morning rain.\n\n"
+            "The sides meet again at Bristol on Thursday."
+        ),
+    ),
+    ArticleDraft(
         key="test:pars-defeat",
         title="Dunfermline 0-2 Hibernian",
         text=(
@@ -566,3 +590,16 @@ def test_how_many_fans_asks_for_a_crowd_told_in_words_the_question_does_not_shar
     # sentence, whose "2004" is a year, not a crowd (round 26).
     answer = corpus.ask("How many fans were at the Dragao for Porto against Dynamo Kiev?")
     assert answer.answered and "41,230" in answer.spans[0].text
+
+
+def test_who_coaches_someone_is_answered_by_a_name_beside_coach_or_not_at_all(corpus: Library) -> None:
+    # The report names Lennox's rival's coach, not hers (round 26).
+    assert not corpus.ask("Who coaches Kirsty Lennox?").answered
+    answer = corpus.ask("Who coaches Isla Drummond?")
+    assert answer.answered and "Iain Drummond" in answer.spans[0].text
+
+
+def test_why_is_answered_by_the_story_sentence_that_states_a_reason(corpus: Library) -> None:
+    # "after" in the closer sentences states no reason for the delay; "because of" does.
+    answer = corpus.ask("Why was the start of the England v Australia one-dayer at Headingley delayed?")
+    assert answer.answered and any("because of morning rain" in span.text for span in answer.spans)
