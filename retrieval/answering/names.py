@@ -277,11 +277,30 @@ _CLUB_SHORT_NAMES = [
 ]
 
 
+# Cities and the clubs and grounds that fans name them by: "the winner in Turin" of a report on
+# Juventus at the Stadio delle Alpi (round 26). Only where a city's clubs or grounds are known
+# by other names; "Milan" and "Porto", clubs named as their cities, need none.
+_CLUB_CITIES = [
+    "turin juventus juve torino",
+    "madrid bernabeu atletico",
+    "barcelona barca nou camp",
+    "munich bayern",
+    "rome roma lazio",
+    "genoa sampdoria",
+    "lisbon benfica",
+    "kiev dynamo",
+    "donetsk shakhtar",
+    "seville sevilla betis",
+    "glasgow celtic rangers ibrox hampden",
+    "edinburgh hearts hibs hibernian tynecastle murrayfield",
+]
+
+
 @cache
 def _alias_table() -> dict[str, frozenset[str]]:
     table: dict[str, frozenset[str]] = {}
     groups = [frozenset(group.split()) for group in _ALIAS_GROUPS]
-    groups += [frozenset(search_tokens(group)) for group in (*_COUNTRY_GROUPS, *_CLUB_SHORT_NAMES)]
+    groups += [frozenset(search_tokens(group)) for group in (*_COUNTRY_GROUPS, *_CLUB_SHORT_NAMES, *_CLUB_CITIES)]
     for members in groups:
         for member in members:
             table[member] = table.get(member, frozenset()) | (members - {member})

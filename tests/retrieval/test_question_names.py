@@ -1,6 +1,12 @@
 """How the names of a question are read and matched (retrieval.answering.names)."""
 
-from retrieval.answering.names import _parts_present, _question_name_phrases, capitalised_tokens, variant_in
+from retrieval.answering.names import (
+    _parts_present,
+    _question_name_phrases,
+    aliases,
+    capitalised_tokens,
+    variant_in,
+)
 from retrieval.reading.text import search_tokens
 
 
@@ -22,3 +28,9 @@ def test_names_run_together_are_found_apart_as_names() -> None:
     story = "the Royal College of Art's annual Secrets sale. Money goes to the RCA's fund."
     names = capitalised_tokens(story)
     assert all(variant_in(t, names) for t in ["rca", "secret"])
+
+
+def test_a_city_is_in_a_report_that_names_its_club() -> None:
+    # "the winner in Turin" of a report on Juventus at the Stadio delle Alpi (round 26).
+    assert search_tokens("Juventus")[0] in aliases("turin")
+    assert "turin" not in aliases(search_tokens("Cardiff")[0])
