@@ -330,6 +330,12 @@ def asks_for_outcome(question: str) -> bool:
     )
 
 
+# A clause set off by commas that tells who someone is, not what happened: "Brajkovic, who beat
+# Harwood in straight sets in Rotterdam in February, reached the semi-finals" says nothing of
+# whether Harwood beat him at Queen's (round 26).
+_RELATIVE_ASIDE = re.compile(r",\s+(?:who|whose)\b[^,]*,")
+
+
 def outcomes_first(scored: list[_Scored], tuning: Tuning, other_words: frozenset[str]) -> list[_Scored] | None:
     """For a question about how something turned out: the candidates that state an outcome
     first (confident, sharing a word of the question besides its names, with nothing of what
@@ -341,7 +347,7 @@ def outcomes_first(scored: list[_Scored], tuning: Tuning, other_words: frozenset
         for s in scored[: tuning.type_window]
         if confident(s, tuning, other_words)
         and not _UNSETTLED.search(s.sentence.text)
-        and _shared(asked, s.sentence.text) >= tuning.outcome_min_shared
+        and _shared(asked, _RELATIVE_ASIDE.sub(",", s.sentence.text)) >= tuning.outcome_min_shared
     ]
     if not settled:
         return None
