@@ -240,6 +240,8 @@ NOT_A_NAME = (
     r"|sides?|methods?|class|level|stages?|minutes?|rounds?|half|halves|places?|positions?|seeds?|laps?|holes?"
     r"|sets?|seasons?|days?|weeks?|months?|times?)\b"
 )
+# A match's score, as a report writes it.
+SCORE = re.compile(r"\b\d{1,3}\s?[-–]\s?\d{1,3}\b|\b(?:goalless|nil)\b", re.I)
 # "How old is Huw Stephens?": a question for someone's age.
 AGE_QUESTION = re.compile(r"^(?:how old|what age|at what age)\b", re.I)
 CROWD_QUESTION = re.compile(
@@ -316,7 +318,7 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"(?:score|scoreline)\b|^by\s+what\s+score\b",
             re.I,
         ),
-        re.compile(r"\b\d{1,3}\s?[-–]\s?\d{1,3}\b|\b(?:goalless|nil)\b", re.I),
+        SCORE,
     ),
     (
         # A crowd: "What was the attendance at Goodison?" is answered by a count of people. (Not

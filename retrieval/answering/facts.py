@@ -17,6 +17,7 @@ from retrieval.ranking import (
     AGE_QUESTION,
     FIGURE,
     NOT_A_NAME,
+    SCORE,
     Tuning,
     _Scored,
     answer_hint,
@@ -61,7 +62,10 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
     def holds(sentence: Sentence) -> bool:
         # The thing asked for is not one the question already names: "Who was the first Labour
         # leader after Tony Blair?" is not answered by a sentence whose only names are Labour and Blair.
-        if not holds_new(wanted, sentence.text, asked):
+        # A score in a clause that tells who a side is ("Shakhtar, who won the reverse fixture 2-0
+        # in Donetsk, ...") is another game's (round 26).
+        text = _RELATIVE_ASIDE.sub(",", sentence.text) if wanted is SCORE else sentence.text
+        if not holds_new(wanted, text, asked):
             return False
         # "How old is Fergal Nestor?" is not answered by "Nestor sent on Garrihy, the 22-year-old".
         if whose_age and _only_ages_of_others(sentence.text, whose_age):
