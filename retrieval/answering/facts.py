@@ -55,6 +55,7 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
         return None
     asked = set(search_tokens(question))
     counted = _counted_noun(question)
+    by_time = bool(_AMOUNT_BY_TIME.search(question))
     named = _named_noun(question) if wanted is _NEW_NAME else frozenset()
     role = _role_words(question) if wanted is _NEW_NAME else frozenset()
     whose_age = set(question_name_tokens(question)) if AGE_QUESTION.match(question.strip()) else set()
@@ -72,6 +73,9 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
             return False
         # "How many copies did Encore sell?" is answered by a number of copies, not "three days".
         if counted and not _counts(sentence.text, counted):
+            return False
+        # "How much will Moura earn a week?" is answered by a wage, not by his transfer fee.
+        if by_time and not _AMOUNT_BY_TIME.search(sentence.text):
             return False
         # "Which prison did Lord Archer serve his sentence in?" is answered by a name beside
         # "prison", not by "Lord Archer spent two years in prison" and some other name. A story
@@ -130,6 +134,17 @@ def _only_ages_of_others(text: str, people: set[str]) -> bool:
         if owner and not set(owner) & people:
             owned_by_others += 1
     return ages > 0 and owned_by_others >= ages
+
+
+# An amount by the week, month or year, asked or told ("a week", "£30,000-a-week", "weekly
+# wages", "salary", "annual"). Round 26: sport dev5 +1; BBC test +1 detail absent ("How much
+# money a year would the jet fuel tax raise?"), final +2 and -1 (China's wine "at just 0.22
+# litres per capita" for "how much wine ... a year").
+_AMOUNT_BY_TIME = re.compile(
+    r"(?:\b|-)(?:a|per|each|every)[\s-]+(?:week|month|year|season)\b|\bweekly\b|\bmonthly\b|\bannual(?:ly)?\b"
+    r"|\bwages?\b|\bsalary\b",
+    re.I,
+)
 
 
 def holds_new(kind: re.Pattern[str], text: str, asked: set[str]) -> bool:

@@ -314,6 +314,14 @@ ARTICLES += [
         ),
     ),
     ArticleDraft(
+        key="test:moura",
+        title="Pompey land Moura",
+        text=(
+            "Portsmouth have completed the £3.2m signing of Portuguese midfielder Rui Moura from Boavista.\n\n"
+            "Defender Ian Colquhoun, who also joined on Friday, will earn £20,000 a week at Fratton Park."
+        ),
+    ),
+    ArticleDraft(
         key="test:pars-defeat",
         title="Dunfermline 0-2 Hibernian",
         text=(
@@ -630,3 +638,11 @@ def test_a_score_in_a_clause_about_who_a_side_is_is_not_the_score_asked_for(corp
     # "Shakhtar, who won the reverse fixture 2-0 in Donetsk, ..." is another game's (round 26).
     answer = corpus.ask("What was the score when Celtic went to Milan on 23 November?")
     assert not any("2-0" in span.text for span in answer.spans)
+
+
+def test_a_wage_asked_for_is_not_a_transfer_fee(corpus: Library) -> None:
+    # The report gives Moura's fee, not his wage (round 26).
+    moura = corpus.ask("How much will Rui Moura be earning a week at Portsmouth?")
+    assert not any("£3.2m" in span.text for span in moura.spans)
+    colquhoun = corpus.ask("How much will Ian Colquhoun earn a week at Portsmouth?")
+    assert colquhoun.answered and "£20,000 a week" in colquhoun.spans[0].text
