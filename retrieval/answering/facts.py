@@ -77,14 +77,14 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
         # "How much will Moura earn a week?" is answered by a wage, not by his transfer fee.
         if by_time and not _AMOUNT_BY_TIME.search(sentence.text):
             return False
+        # "Who coaches Kirsty Lennox?" is answered by a name beside "coach" and by nothing else:
+        # a story that never says who coaches her does not have it (round 26).
+        if role:
+            return _name_near(sentence.text, role, asked)
         # "Which prison did Lord Archer serve his sentence in?" is answered by a name beside
         # "prison", not by "Lord Archer spent two years in prison" and some other name. A story
         # that never uses the word calls the thing otherwise ("the building society" for "Which
         # lender ...?"): there any new name will do, as for "who".
-        if role:
-            # "Who coaches Kirsty Lennox?" is answered by a name beside "coach" and by nothing
-            # else: a story that never says who coaches her does not have it (round 26).
-            return _name_near(sentence.text, role, asked)
         return (
             not named
             or _name_near(sentence.text, named, asked)

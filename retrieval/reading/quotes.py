@@ -56,12 +56,12 @@ _BARE_DEMONYMS = (
     r"|Zambian|Venezuelan|Peruvian|Paraguayan|Ecuadorian|Korean|Chinese|Fijian|Samoan|Tongan|Estonian"
     r"|Latvian|Lithuanian|Georgian"
 )
-# A description that gives only an age or a standing, no job: "the 31-year-old", "the veteran".
-# Words that open a clause inside a sentence, whose subject is not the sentence's.
-# ("when Morgan", "after Rutherford": right before the name, up to three capitalised words.)
+# A word that opens a clause inside a sentence, right before a name (with up to three capitalised
+# words between: "when Morgan", "after Rutherford"): that name is not the sentence's subject.
 _SUBORDINATE_BEFORE_NAME = re.compile(
     r"\b(?:when|as|after|before|while|because|until|once|if)\s+(?:[A-Z][\w’'\-]*\s+){0,3}$"
 )
+# A description that gives only an age or a standing, no job: "the 31-year-old", "the veteran".
 _AGE_ONLY = re.compile(r"[Tt]he\s+(?:\d+-year-old|veteran|youngster|teenager)")
 _DESCRIPTION = (
     rf"(?:(?:\b(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er|[Tt]heir|[Oo]ne))\s+(?:[\w’'\-]+\s+){{0,4}}?(?:{ROLE_NOUNS}|{_DEMONYMS})"
