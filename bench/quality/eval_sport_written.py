@@ -52,6 +52,10 @@ PARTS = {
     # Written over sets 23-26 beside dev5 by other writers, committed unread, scored once after
     # round 26 froze (``blind5_set<N>.tsv``).
     "blind5": ("blind5",),
+    # Sets 27-30 (48 more reports, round 27) carry only a blind part, written by four more
+    # writers, committed unread while round 27 was under way and scored once after it froze
+    # (``blind6_set<N>.tsv``).
+    "blind6": ("blind6",),
 }
 
 
