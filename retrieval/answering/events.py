@@ -42,7 +42,8 @@ _EVENTS = [
 # snooker" ("I almost walked away"), "whether he'd step down" (the story has "my future").
 _NOT_HAPPENED = re.compile(
     r"\b(?:nearly|almost|whether|if|would|might|could|may|should|considering|consider|considered|thinking\s+of"
-    r"|thoughts?\s+of|talk\s+of|threat(?:ened)?\s+to)\s+(?:\w+\s+){0,2}$|['’]d\s+(?:\w+\s+){0,1}$",
+    r"|thoughts?\s+of|talk\s+of|threat(?:ened)?\s+to|going\s+to|will|set\s+to)\s+(?:\w+\s+){0,2}$"
+    r"|['’]d\s+(?:\w+\s+){0,1}$",
     re.I,
 )
 

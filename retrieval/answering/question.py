@@ -107,6 +107,8 @@ _SPEAKER_PATTERNS = [
         _LEAD + r"(?!how\s+(?:much|many|long|big|far|often|old|fast)\b)"
         r"(?:what\s+(?:were|are|was|is)\s+|what['’]s\s+|how\s+(?:was|is)\s+)?(?P<who>.+?)['’]s?\s+"
         rf"(?:[\w\-]+\s+)?{_OPINION}"
+        # ("What's Wilson's take now on being sold?", round 27.)
+        r"(?:\s+(?:now|today|these\s+days|then|really|exactly))?"
         r"(?:\s+(?:on|about|to|of|over|regarding|for|after|when|at|in|if|that|whether)\s+(?P<topic>.+?))?" + _END,
         re.I,
     ),
@@ -128,6 +130,12 @@ _SPEAKER_PATTERNS = [
     # Why was X so angry about Y? / Why is X happy to ...? (the reason is in their words, round 26)
     re.compile(
         _LEAD + rf"why\s+(?:was|is|were|are)\s+(?P<who>.+?)\s+(?:so\s+|very\s+|really\s+)?{_STANCE}"
+        r"(?:\s+(?:about|with|of|that|over|on|for|to|when|after|by)\s+(?P<topic>.+?))?" + _END,
+        re.I,
+    ),
+    # How worried was X about Y? (round 27)
+    re.compile(
+        _LEAD + rf"how\s+{_STANCE}\s+(?:was|is|were|are)\s+(?P<who>.+?)"
         r"(?:\s+(?:about|with|of|that|over|on|for|to|when|after|by)\s+(?P<topic>.+?))?" + _END,
         re.I,
     ),
@@ -223,8 +231,26 @@ def normalise(question: str) -> str:
     return re.sub(r"\s+", " ", cleaned).strip()
 
 
+# "Is Hollmann going to quit Hamburg? What did he say?": a question, then a request for the words
+# of the person it names (round 27).
+_THEN_WHAT_DID_HE_SAY = re.compile(
+    r"^(?P<first>[^?]+)\?\s*(?:and\s+)?what\s+(?:did|has|does)\s+(?:he|she)\s+(?:say|said)(?:\s+about\s+it)?\s*\??$",
+    re.I,
+)
+
+
 def parse(question: str) -> Question:
     text = normalise(question)
+    compound = _THEN_WHAT_DID_HE_SAY.match(text)
+    if compound:
+        first = compound.group("first")
+        named = re.search(r"(?<=\s)[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)*", first)
+        if named:
+            rest = re.sub(r"\s+", " ", first[: named.start()] + first[named.end() :]).strip()
+            topic = _clean_topic(
+                re.sub(r"^(?:is|was|will|would|did|does|has|had|are|were|could)\s+", "", rest, flags=re.I)
+            )
+            return Question(text, "speaker", named.group(), topic)
     for pattern in _SPEAKER_PATTERNS:
         match = pattern.match(text)
         if match:

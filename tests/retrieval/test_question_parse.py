@@ -53,6 +53,13 @@ from retrieval.answering.question import parse
         # stays with the topic; "call" ending a question is no verb of "What was X ... call?".
         ("Why was Nigel Farraday so angry about the second goal?", "Nigel Farraday", "the second goal"),
         ("Why is Coulthard happy to throw Ambler in?", "Coulthard", "throw Ambler in"),
+        ("How worried was Sutcliffe about Haworth's injury?", "Sutcliffe", "Haworth's injury"),
+        ("What's Graham Wilson's take now on being sold?", "Graham Wilson", "being sold"),
+        (
+            "Is Hollmann going to quit Hamburg? What did he say?",
+            "Hollmann",
+            "going to quit Hamburg",
+        ),
         (
             "After the Shakhtar game, what did Rennie say about Fairlie?",
             "Rennie",
