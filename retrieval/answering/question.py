@@ -239,18 +239,27 @@ _THEN_WHAT_DID_HE_SAY = re.compile(
 )
 
 
+def _then_what_did_they_say(text: str) -> Question | None:
+    """ "Is Hollmann going to quit Hamburg? What did he say?" as Hollmann's words on going to quit
+    Hamburg: the first name after the first word, and the rest of the first question; None when
+    the question is not of that shape or names no one."""
+    compound = _THEN_WHAT_DID_HE_SAY.match(text)
+    if not compound:
+        return None
+    first = compound.group("first")
+    named = re.search(r"(?<=\s)[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)*", first)
+    if not named:
+        return None
+    rest = re.sub(r"\s+", " ", first[: named.start()] + first[named.end() :]).strip()
+    topic = re.sub(r"^(?:is|was|will|would|did|does|has|had|are|were|could)\s+", "", rest, flags=re.I)
+    return Question(text, "speaker", named.group(), _clean_topic(topic))
+
+
 def parse(question: str) -> Question:
     text = normalise(question)
-    compound = _THEN_WHAT_DID_HE_SAY.match(text)
-    if compound:
-        first = compound.group("first")
-        named = re.search(r"(?<=\s)[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+)*", first)
-        if named:
-            rest = re.sub(r"\s+", " ", first[: named.start()] + first[named.end() :]).strip()
-            topic = _clean_topic(
-                re.sub(r"^(?:is|was|will|would|did|does|has|had|are|were|could)\s+", "", rest, flags=re.I)
-            )
-            return Question(text, "speaker", named.group(), topic)
+    compound = _then_what_did_they_say(text)
+    if compound is not None:
+        return compound
     for pattern in _SPEAKER_PATTERNS:
         match = pattern.match(text)
         if match:
