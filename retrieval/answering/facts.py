@@ -57,7 +57,7 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
     counted = _counted_noun(question)
     by_time = bool(_AMOUNT_BY_TIME.search(question))
     named = _named_noun(question) if wanted is _NEW_NAME else frozenset()
-    role = _role_words(question) if wanted is _NEW_NAME else frozenset()
+    relation = _relation_words(question) if wanted is _NEW_NAME else frozenset()
     whose_age = set(question_name_tokens(question)) if AGE_QUESTION.match(question.strip()) else set()
 
     def holds(sentence: Sentence) -> bool:
@@ -79,8 +79,8 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
             return False
         # "Who coaches Kirsty Lennox?" is answered by a name beside "coach" and by nothing else:
         # a story that never says who coaches her does not have it (round 26).
-        if role:
-            return _name_near(sentence.text, role, asked)
+        if relation:
+            return _name_near(sentence.text, relation, asked)
         # "Which prison did Lord Archer serve his sentence in?" is answered by a name beside
         # "prison", not by "Lord Archer spent two years in prison" and some other name. A story
         # that never uses the word calls the thing otherwise ("the building society" for "Which
@@ -96,8 +96,8 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
 
 # "Who coaches X?", "Who owns X?", "Who beat X?": a standing relation between people, which a
 # story tells with these words beside the other person's name or not at all.
-_WHO_HAS_ROLE = re.compile(r"^who\s+(?P<verb>coaches|trains|owns|manages|sponsors|beat|defeated)\b", re.I)
-_ROLE_WORDS = {
+_WHO_HAS_RELATION = re.compile(r"^who\s+(?P<verb>coaches|trains|owns|manages|sponsors|beat|defeated)\b", re.I)
+_RELATION_WORDS = {
     "coaches": "coach coaches coached",
     "trains": "trainer trains trained",
     "owns": "owner owners owns owned",
@@ -108,11 +108,11 @@ _ROLE_WORDS = {
 }
 
 
-def _role_words(question: str) -> frozenset[str]:
+def _relation_words(question: str) -> frozenset[str]:
     """The stemmed words that tell the relation "Who coaches X?" asks about; empty for other
     questions."""
-    match = _WHO_HAS_ROLE.match(question.strip())
-    return frozenset(search_tokens(_ROLE_WORDS[match.group("verb").lower()])) if match else frozenset()
+    match = _WHO_HAS_RELATION.match(question.strip())
+    return frozenset(search_tokens(_RELATION_WORDS[match.group("verb").lower()])) if match else frozenset()
 
 
 # An age given beside a name: "Garrihy, the 22-year-old", "Nestor, 45,", "the 22-year-old

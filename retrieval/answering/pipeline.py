@@ -151,6 +151,7 @@ def _fact_answer(
     # The sentence the story is found by, when the one answering comes from further down it.
     found_by: _Scored | None = None
     if scored and checks.ANSWER_TYPE.on(tuning):
+        crowd = bool(CROWD_QUESTION.match(question.text.strip()))
         typed = typed_first(scored, question.text, tuning, library.article_terms.of)
         if typed is None:
             # (Not for someone's reported words: the story's other sentences are not theirs.)
@@ -177,7 +178,7 @@ def _fact_answer(
                 detail = _typed_in_story(library, scored[0], question.text, vector, tuning, other_words)
                 if detail is not None:
                     found_by, typed = scored[0], [detail, *scored]
-            elif question_names.from_article(typed_article) and CROWD_QUESTION.match(question.text.strip()):
+            elif question_names.from_article(typed_article) and crowd:
                 # A crowd is reported in the match's own story, which may be none of the best
                 # sentences' ("How big was the crowd for Celtic's win over Porto?" first finds
                 # another Celtic game): the stories of the best few that have every name.
@@ -186,7 +187,7 @@ def _fact_answer(
                 )
                 if further is not None:
                     found_by, typed = further[0], [further[1], *scored]
-            elif typed[0] is not scored[0] and CROWD_QUESTION.match(question.text.strip()):
+            elif typed[0] is not scored[0] and crowd:
                 # "How many fans were at the Dragao for Porto against Dynamo Kiev?": the crowd's
                 # sentence ("a home crowd of 41,230") shares hardly a word with the question; the
                 # story is found by another of its sentences among the best (round 26).

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 
+from retrieval.reading.people import SAME_JOB
+
 STAFF = "staff"
 PLAYER = "player"
 
-_STAFF_WORDS = frozenset("manager managers boss bosses coach coaches gaffer director trainer".split())
+# The jobs sport writes one way or another (``people.SAME_JOB``), their plurals and more staff.
+_STAFF_WORDS = SAME_JOB | frozenset("managers bosses coaches gaffer director trainer".split())
 _PLAYER_WORDS = frozenset(
     """player players striker forward midfielder defender keeper goalkeeper winger wing full-back
     centre-back centre-half captain skipper batsman batter bowler spinner all-rounder opener fly-half
