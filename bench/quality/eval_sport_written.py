@@ -56,6 +56,11 @@ PARTS = {
     # writers, committed unread while round 27 was under way and scored once after it froze
     # (``blind6_set<N>.tsv``).
     "blind6": ("blind6",),
+    # Sets 31-34 (48 more reports, round 28) and their ``_a`` questions, read for misses in round 28.
+    "dev6": ("set31", "set32", "set33", "set34"),
+    # Written over sets 31-34 beside dev6 by other writers, committed unread, scored once after
+    # round 28 froze (``blind7_set<N>.tsv``).
+    "blind7": ("blind7",),
 }
 
 
