@@ -196,6 +196,8 @@ _AFTER_PREPOSITION = re.compile(
     # ... and a job after them: "Kilbride was unhappy with Swedish referee Anders Lindqvist".
     rf"(?:(?:{ROLE_NOUNS}|referee|umpire|team-mate|teammate)\s+)?$"
 )
+# A verb of saying, which ends any apposition: "Bryn Caddick, said the champion had …".
+_SAYING_WORD = re.compile(rf"\b(?:{SPEECH_VERBS})\b")
 # Past tenses that do not end in -ed: "Swank, who won the Oscar for Boys Don't Cry, paid tribute".
 _IRREGULAR_PAST = (
     r"(?:paid|made|gave|took|won|led|met|sent|spent|went|came|became|left|kept|felt|thought|brought|bought"
@@ -588,7 +590,7 @@ class People:
             qualifiers = [w for w in words[:-1] if w[0].isupper()]
             # A rank the description does not itself give ("deputy" of "the deputy mayor").
             other_ranks = _RANK_QUALIFIERS - {w.lower() for w in words}
-            first = ""
+            holders: list[str] = []
             for full in self.full_names:
                 if full in exclude:
                     continue
@@ -605,16 +607,27 @@ class People:
                         self.text, max(0, match.start() - 60), match.start()
                     ):
                         continue  # "To an audience at Gateshead's Sage Centre, the chancellor said"
+                    if match.group("apposed") and _SAYING_WORD.search(self.text, match.end("apposed"), match.end()):
+                        continue  # "Bryn Caddick, said the champion had …" calls Caddick no champion
                     if self.not_people.vetoes(full):
                         break  # a place or a body is no one's job (asked only of a match: NER costs)
-                    around = self.text[max(0, match.start() - 40) : match.end()]
+                    # The qualifier stands in the apposition's own sentence: "given Charlton an
+                    # early lead. Magpies boss Iain McTavish" does not make McTavish Charlton's.
+                    lead = self.text[max(0, match.start() - 40) : match.start()]
+                    lead = re.split(r"[.!?][\"”]?\s+|\n", lead)[-1]
+                    around = lead + match.group(0)
                     if not qualifiers or any(re.search(rf"\b{q}\b", around) for q in qualifiers):
                         return full
-                    first = first or full
+                    if full not in holders:
+                        holders.append(full)
             # "The former Norwich defender said" is not "defender Ricky Stanford" of today's team:
             # a past job is only the apposition that names its club.
-            if first and not (qualifiers and re.search(r"(?i)\b(?:former|ex)\b", description)):
-                return first
+            if holders and not (qualifiers and re.search(r"(?i)\b(?:former|ex)\b", description)):
+                # Two with the job and the description's club named by neither ("the Kilmarnock
+                # manager" of "Killie boss Sandy Weir" beside "Falkirk manager Ally Murdoch"):
+                # the one the sentences before are about, if one of them; else the first found.
+                recent = self.resolve_reference(before, exclude) if len(holders) > 1 else ""
+                return recent if recent in holders else holders[0]
             if head.lower() in UNNAMED_ROLES:
                 return ""  # "the spokesman" is usually never named: do not guess a name
         return self.resolve_reference(before, exclude)

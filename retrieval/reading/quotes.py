@@ -33,7 +33,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 28
+RULES_VERSION = 29
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -150,6 +150,13 @@ _DESCRIBED_SUBJECT = re.compile(
     rf"(?:^|[.!?][\"”]?\s+|\n|,\s+)(?:(?:But|And|However|Meanwhile|Later),?\s+)?"
     rf"(?P<who>[Tt]he\s+(?:[\w’'\-]+\s+){{0,3}}?(?:{ROLE_NOUNS}|{_DEMONYMS}|{_BARE_DEMONYMS}))"
     rf"\s+{_VERB}\b"
+)
+# A described person opening the one sentence right before a quote, whatever its verb: `The
+# Motherwell keeper puts his longevity down to his diet. "…," he said.` is the keeper's (round 28).
+_DESCRIBED_LEAD_IN = re.compile(
+    rf"(?:^|[.!?][\"”]?\s+|\n)(?:(?:But|And|However|Meanwhile|Later),?\s+)?"
+    rf"(?P<who>[Tt]he\s+(?:[\w’'\-]+\s+){{0,3}}?(?:{ROLE_NOUNS}|{_DEMONYMS}|{_BARE_DEMONYMS}))"
+    rf"\s+(?:[a-z]+ly\s+)?[a-z]+\b[^.!?\"“”\n]*[.:]\s*$"
 )
 # A partial quote whose sentence is about a person saying it in other words:
 # `Mr Marchionne is confident ..., saying ... GM's argument "has no legs"`.
@@ -491,17 +498,19 @@ class _Attributor:
                 # `A spokesman for the BPI said … "…," he said.`, `However, one dealer … told
                 # Reuters … "…," he said`: that unnamed person, not whoever was named before.
                 return unnamed[0]
-            if mention is not None and not self._speaks(mention) and self._among_others(mention):
+            if mention is None:
+                return ""
+            if self._named_beside_a_speaker(mention):
                 # `Rennie admitted he had been worried. Ballantyne is out for a month and Paolo
                 # Ferrante missed the game. "…," he said.`: the one reported speaking, not the
                 # last of several people the sentence before names doing something.
-                speaking = self._speaking_since_last_quote(mention, at, inside, written.lower())
-                if speaking:
-                    return speaking
-                opening = self._opening_subject(mention, inside, written.lower())
-                if opening:
-                    return opening
-            return mention.name if mention else ""
+                pronoun = written.lower()
+                return (
+                    self._speaking_since_last_quote(mention, at, inside, pronoun)
+                    or self._opening_subject(mention, inside, pronoun)
+                    or mention.name
+                )
+            return mention.name
         if _is_description(written):
             if re.match(r"(?i)(?:an?|one)\s", written):
                 return written  # "a spokesman for the firm": a new, unnamed person
@@ -513,6 +522,12 @@ class _Attributor:
                 described = self._recent_described(at, mention.start if mention else -1, inside, "")
                 if described:
                     return described[0]
+                # `But pundit Gary Tomkins believes Haverstock may be running out of time. "…," the
+                # 44-year-old said.`: the pundit, as "he said" would be (round 28).
+                if mention and self._named_beside_a_speaker(mention):
+                    speaking = self._speaking_since_last_quote(mention, at, inside, "")
+                    if speaking:
+                        return speaking
             resolved = self.people.resolve_description(written, at, inside)
             if not resolved and written.split()[-1].lower() in ORGANISATION_ROLES:
                 return ""  # "the company said": an organisation we cannot name; no guess
@@ -526,19 +541,27 @@ class _Attributor:
 
     def _recent_described(self, before: int, after: int, exclude: set[str], pronoun: str) -> tuple[str, int] | None:
         """The person a description names ("the Chelsea boss", "the Frenchman") as the subject of
-        the latest sentence of speech shortly before ``before``, and where the description ends;
+        the latest sentence of speech shortly before ``before``, or of the one sentence right
+        before it whatever its verb, and where the description ends;
         None when there is none, it ends by ``after`` (someone named or unnamed spoke since), it
         names nobody known, or the article calls them the other of "he" and "she". Resolving
         the description is the costly part, so it is done last."""
         found = None
         for match in _DESCRIBED_SUBJECT.finditer(self.text, max(0, before - 500), before):
             found = match
+        lead_in = _DESCRIBED_LEAD_IN.search(self.text, max(0, before - 300), before)
+        if lead_in and (found is None or lead_in.start("who") > found.start("who")):
+            found = lead_in
         if found is None or found.end("who") <= after:
             return None
         name = self.people.resolve_description(found.group("who"), found.start("who"), exclude)
         if not name or (pronoun in ("he", "she") and self.people.genders.get(name, pronoun) != pronoun):
             return None
         return name, found.end("who")
+
+    def _named_beside_a_speaker(self, mention: Mention) -> bool:
+        """Whether a mention is not the one speaking in a sentence that names others too."""
+        return not self._speaks(mention) and self._among_others(mention)
 
     def _speaks(self, mention: Mention) -> bool:
         """Whether a mention is the subject of a verb of saying ("Rennie admitted")."""

@@ -1055,3 +1055,64 @@ def test_he_said_after_a_sentence_whose_other_person_is_in_a_when_clause() -> No
         "\"I've seen it again and it's a clear penalty,\" he said."
     )
     assert speaker_of(quotes_of(text), "I've seen it again") == "Gareth Pryce"
+
+
+@pytest.mark.parametrize(
+    ("text", "quote_start", "speaker"),
+    [
+        # A described person opening the one sentence before a quote, whatever its verb.
+        (
+            "Headline\n\nSwansea goalkeeper Owen Tudor kept his 200th clean sheet on Saturday.\n\n"
+            '"It means a lot," Tudor said.\n\n'
+            "Manager Dai Rowlands has offered him a new deal.\n\n"
+            '"He is the best trainer we have," Rowlands said.\n\n'
+            "The Swansea keeper puts his form down to a change of diet last summer.\n\n"
+            '"I stopped eating rubbish," he said.',
+            "I stopped eating",
+            "Owen Tudor",
+        ),
+        # An age alone: the one the sentence before reports believing, not the man they speak of.
+        (
+            "Headline\n\nDerby manager Colin Marsh says he will not resign.\n\n"
+            '"I am no quitter," Marsh said.\n\n'
+            "But pundit Gary Stokes believes Marsh may be running out of time.\n\n"
+            '"Boards always back a manager until they don\'t," the 44-year-old said.',
+            "Boards always back",
+            "Gary Stokes",
+        ),
+        # Two with the job, neither named with the description's club: the one the sentence is about.
+        (
+            "Headline\n\nFalkirk manager Ally Moir said the win was deserved. "
+            '"We earned it," he said.\n\n'
+            "Killie boss Sandy Ward made changes at half-time.\n\n"
+            'Ward was left to rue a missed chance. "We were poor before the break," the Kilmarnock manager said.',
+            "We were poor",
+            "Sandy Ward",
+        ),
+        # "Name, said the champion had …" is no apposition calling the name the champion.
+        (
+            "Headline\n\nAled Price kept his title with a points win.\n\n"
+            "His trainer, Bryn Hughes, said the champion had boxed to the plan.\n\n"
+            '"He did everything we asked," said Hughes.\n\n'
+            "Price will defend the belt again in June.\n\n"
+            "The champion needed four stitches in a cut above his eye.\n\n"
+            '"It will heal," he said.',
+            "It will heal",
+            "Aled Price",
+        ),
+        # A club named in the sentence before is not the qualifier of the next sentence's job.
+        (
+            "Headline\n\nDavies had given Charlton an early lead.\n\n"
+            "Magpies boss Ian Todd was left to rue a late lapse.\n\n"
+            '"It\'s a sore one," Todd said.\n\n'
+            "But Charlton boss Phil Dennis was delighted with his substitute.\n\n"
+            '"He did what I asked," Dennis said.\n\n'
+            "The Charlton manager was also worried about an injury to his captain.\n\n"
+            '"He will be fine," he added.',
+            "He will be fine",
+            "Phil Dennis",
+        ),
+    ],
+)
+def test_round_28_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
+    assert speaker_of(quotes_of(text), quote_start) == speaker
