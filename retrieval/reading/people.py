@@ -121,7 +121,10 @@ _LEADING_NOISE = frozenset(
     uruguayan chilean colombian peruvian jamaican bangladeshi samoan tongan fijian icelandic
     estonian latvian lithuanian
     us uk eu veteran leading top senior chief outgoing incoming acting
-    agent backbencher broadcaster farmer constable speaker since judge judges""".split()  # noqa: SIM905
+    agent backbencher broadcaster farmer constable speaker since judge judges
+    substitute replacement trainer wing centre prop heavyweight cruiserweight middleweight
+    welterweight lightweight featherweight bantamweight welshman scotsman englishman irishman
+    frenchman yorkshireman""".split()  # noqa: SIM905
 )
 
 
