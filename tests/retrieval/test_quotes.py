@@ -1121,8 +1121,5 @@ def test_round_28_attribution_patterns(text: str, quote_start: str, speaker: str
 @pytest.mark.parametrize("lead", ["Substitute", "Trainer", "Wing", "Heavyweight", "Welshman", "Yorkshireman"])
 def test_a_sentence_opening_job_or_standing_is_no_part_of_the_name(lead: str) -> None:
     # "Substitute Marcus Tennant came on …" names Marcus Tennant (round 28).
-    text = (
-        f"Headline\n\n{lead} Marcus Tennant was the hero on Saturday.\n\n"
-        '"It\'s a dream, really," Tennant said.'
-    )
+    text = f'Headline\n\n{lead} Marcus Tennant was the hero on Saturday.\n\n"It\'s a dream, really," Tennant said.'
     assert speaker_of(quotes_of(text), "It's a dream") == "Marcus Tennant"
