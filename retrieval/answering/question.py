@@ -115,7 +115,9 @@ _SPEAKER_PATTERNS = [
     # Did X say anything about Y? / Has X commented on Y? / Did X have anything to say about Y?
     re.compile(
         _LEAD + r"(?:did|has|have|does|had)\s+(?P<who>.+?)\s+(?:say|said|comment|commented|talk|talked|speak|spoken"
-        r"|spoke|mention|mentioned|have\s+anything\s+to\s+say|give\s+(?:a|any)\s+(?:view|comment|reason))"
+        r"|spoke|mention|mentioned|have\s+anything\s+to\s+say|give\s+(?:a|any)\s+(?:view|comment|reason)"
+        # "Did X have any complaint about the stoppage?" asks for their words (round 28).
+        r"|have\s+(?:a|any)\s+(?:complaints?|regrets?|qualms|criticism|doubts|concerns|sympathy))"
         r"(?:\s+(?:anything|something|much))?(?:\s+(?:about|on|regarding|over|when|after|of|how|whether|why|if)\s+"
         r"(?P<topic>.+?))?" + _END,
         re.I,

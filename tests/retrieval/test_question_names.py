@@ -34,3 +34,11 @@ def test_a_city_is_in_a_report_that_names_its_club() -> None:
     # "the winner in Turin" of a report on Juventus at the Stadio delle Alpi (round 26).
     assert search_tokens("Juventus")[0] in aliases("turin")
     assert "turin" not in aliases(search_tokens("Cardiff")[0])
+
+
+def test_a_name_mistyped_by_a_letter_before_a_final_y_is_a_variant() -> None:
+    # The stemmer writes "Mulrany" as "mulrani": one letter from the article's "Mulraney" all the same.
+    (typed,) = search_tokens("Mulrany")
+    (stored,) = search_tokens("Mulraney")
+    assert variant_in(typed, [stored])
+    assert not variant_in(typed, search_tokens("Mulroney Mulligan"))

@@ -28,6 +28,8 @@ from retrieval.answering.question import parse
             "his side would sit deep",
         ),
         ("Did Jobs have anything to say about the iPod shuffle?", "Jobs", "the iPod shuffle"),
+        ("Did Mulraney have any complaint about the stoppage?", "Mulraney", "the stoppage"),
+        ("Does Keane have any regrets about the tackle?", "Keane", "the tackle"),
         ("How did Ebbers react to the verdict?", "Ebbers", "the verdict"),
         ("How did Ebbers react when the jury came back?", "Ebbers", "the jury came back"),
         ("How did the chancellor Gordon Brown describe the economy?", "the chancellor Gordon Brown", "the economy"),
