@@ -447,7 +447,8 @@ def _not_the_one_spoken_of(ranked: list[RankedQuote], said: str, tuning: Tuning)
     """The quotes with those of anyone the words asked about name scored down: "Which sprinter
     said she thought she had won until Marsden caught her?" is not Marsden, nor "Who said Drummond
     is in the form of his life?" Drummond (people rarely speak of themselves by name)."""
-    named = set(name_words(" ".join(re.findall(r"\b[A-Z][\w’'\-]+", said))))
+    # ("Okoro's sharpness" names Okoro: the possessive is no part of the name, round 28.)
+    named = set(name_words(" ".join(re.findall(r"\b[A-Z][\w’'\-]*?(?=['’]s\b|[^\w’'\-]|$)", said))))
     if not named:
         return ranked
     marked = [

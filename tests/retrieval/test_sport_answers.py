@@ -440,8 +440,15 @@ def test_a_reply_names_the_person_found_not_the_typo(corpus: Library) -> None:
     assert corpus.ask("What did Lennie say about interest rates?").message.startswith("I found Lennie in 1")
 
 
-def test_who_said_something_about_someone_is_not_that_someone(corpus: Library) -> None:
-    question = "Which sprinter said she believed she'd won the 60m title until Marsden caught her?"
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which sprinter said she believed she'd won the 60m title until Marsden caught her?",
+        # A possessive names the person too (round 28).
+        "Which sprinter said she believed the 60m title was hers until Marsden's late finish?",
+    ],
+)
+def test_who_said_something_about_someone_is_not_that_someone(corpus: Library, question: str) -> None:
     answer = corpus.ask(question)
     assert answer.answered and answer.spans[0].speaker == "Eleni Markopoulou"
     without = answer_question(corpus, question, tuning=replace(TUNING, who_said_named_penalty=0.0))
