@@ -581,7 +581,13 @@ class People:
         return mention.name if mention else ""
 
     def resolve_description(self, description: str, before: int, exclude: set[str]) -> str:
-        """Resolve "the City manager" via an apposition in the article, else by recency.
+        """Resolve "the City manager" via an apposition in the article, else by recency."""
+        holder = self.description_holder(description, before, exclude)
+        return self.resolve_reference(before, exclude) if holder is None else holder
+
+    def description_holder(self, description: str, before: int, exclude: set[str]) -> str | None:
+        """The person an apposition in the article gives the job of "the City manager"; "" for
+        a job usually never named ("the spokesman"); None when no apposition gives it.
 
         Sport writes the same job several ways ("the Chelsea boss" of "Chelsea manager Jose
         Mourinho"), and a description's own name ("Chelsea") picks between two people with the
@@ -633,7 +639,7 @@ class People:
                 return recent if recent in holders else holders[0]
             if head.lower() in UNNAMED_ROLES:
                 return ""  # "the spokesman" is usually never named: do not guess a name
-        return self.resolve_reference(before, exclude)
+        return None
 
     def mentions_in(self, start: int, end: int) -> list[Mention]:
         """The mentions that start in ``text[start:end]``, in order."""

@@ -19,6 +19,7 @@ from retrieval.reading.people import (
     NAME,
     NOT_PERSON_WORDS,
     ROLE_NOUNS,
+    SAME_JOB,
     SPEECH_VERBS,
     Mention,
     People,
@@ -33,7 +34,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 30
+RULES_VERSION = 31
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -514,21 +515,9 @@ class _Attributor:
         if _is_description(written):
             if re.match(r"(?i)(?:an?|one)\s", written):
                 return written  # "a spokesman for the firm": a new, unnamed person
-            if _AGE_ONLY.fullmatch(written.strip()):
-                # `The Lancashire captain admitted he had considered his future. "…," the
-                # 31-year-old said`: an age names no job to look up, and the person the writer's
-                # sentence before was about is the one meant, not whoever was named last.
-                mention = self.people.reference_mention(at, inside)
-                described = self._recent_described(at, mention.start if mention else -1, inside, "")
-                if described:
-                    return described[0]
-                # `But pundit Gary Tomkins believes Haverstock may be running out of time. "…," the
-                # 44-year-old said.`: the pundit, as "he said" would be (round 28).
-                if mention and self._named_beside_a_speaker(mention):
-                    speaking = self._speaking_since_last_quote(mention, at, inside, "")
-                    if speaking:
-                        return speaking
-            resolved = self.people.resolve_description(written, at, inside)
+            resolved = self.people.description_holder(written, at, inside)
+            if resolved is None:
+                resolved = self._described_without_apposition(written, at, inside)
             if not resolved and written.split()[-1].lower() in ORGANISATION_ROLES:
                 return ""  # "the company said": an organisation we cannot name; no guess
             return resolved or written
@@ -539,7 +528,27 @@ class _Attributor:
             return self._full_name_ending(name) or name
         return name
 
-    def _recent_described(self, before: int, after: int, exclude: set[str], pronoun: str) -> tuple[str, int] | None:
+    def _described_without_apposition(self, written: str, at: int, inside: set[str]) -> str:
+        """Whom a description no apposition of the article explains refers to, as "he said" would:
+        `The Lancashire captain admitted he had considered his future. "…," the 31-year-old said`
+        and `The Rangers boss said he had seen him play. "…," joked the former Hearts defender`
+        (round 28) are the person the writer's sentence before was about, not whoever was
+        named last."""
+        mention = self.people.reference_mention(at, inside)
+        described = self._recent_described(at, mention.start if mention else -1, inside, "", job=written)
+        if described:
+            return described[0]
+        if mention is None:
+            return ""
+        # `But pundit Gary Tomkins believes Haverstock may be running out of time. "…," the
+        # 44-year-old said.`: the pundit (round 28).
+        if _AGE_ONLY.fullmatch(written.strip()) and self._named_beside_a_speaker(mention):
+            return self._speaking_since_last_quote(mention, at, inside, "") or mention.name
+        return mention.name
+
+    def _recent_described(
+        self, before: int, after: int, exclude: set[str], pronoun: str, job: str = ""
+    ) -> tuple[str, int] | None:
         """The person a description names ("the Chelsea boss", "the Frenchman") as the subject of
         the latest sentence of speech shortly before ``before``, or of the one sentence right
         before it whatever its verb, and where the description ends;
@@ -552,7 +561,7 @@ class _Attributor:
         lead_in = _DESCRIBED_LEAD_IN.search(self.text, max(0, before - 300), before)
         if lead_in and (found is None or lead_in.start("who") > found.start("who")):
             found = lead_in
-        if found is None or found.end("who") <= after:
+        if found is None or found.end("who") <= after or (job and _other_jobs(job, found.group("who"))):
             return None
         name = self.people.resolve_description(found.group("who"), found.start("who"), exclude)
         if not name or (pronoun in ("he", "she") and self.people.genders.get(name, pronoun) != pronoun):
@@ -711,6 +720,16 @@ def _is_description(written: str) -> bool:
     return bool(re.fullmatch(_DESCRIPTION, written)) and (
         not re.fullmatch(NAME, written) or bool(re.match(r"(?:The|A|An)\s", written))
     )
+
+
+def _other_jobs(written: str, described: str) -> bool:
+    """Whether two descriptions name different jobs: "the chairman" is not "the new manager"
+    (a standing or a nationality, "the Scot", "the 31-year-old", fits any job, and a past job,
+    "the former Hearts defender", any job now)."""
+    first, second = written.split()[-1].lower(), described.split()[-1].lower()
+    if first == second or {first, second} <= SAME_JOB or re.search(r"(?i)\b(?:former|ex)\b", written):
+        return False
+    return is_title_word(first) and is_title_word(second)
 
 
 def extract_quotes(text: str, paragraphs: list[Paragraph], min_words: int = 2) -> list[FoundQuote]:

@@ -1112,6 +1112,25 @@ def test_he_said_after_a_sentence_whose_other_person_is_in_a_when_clause() -> No
             "He will be fine",
             "Phil Dennis",
         ),
+        # A description no apposition explains is the one the sentence before describes ...
+        (
+            "Headline\n\nRangers manager Hamish Laing confirmed the talks.\n\n"
+            "Laing has been searching for a striker since Craig Dunn suffered a knee injury in September.\n\n"
+            "The Rangers boss said he had seen the player four times.\n\n"
+            '"I have been to Holland more than home," joked the former Hearts defender.',
+            "I have been to Holland",
+            "Hamish Laing",
+        ),
+        # ... when it is not another job.
+        (
+            "Headline\n\nDunfermline have sacked manager Stuart Hay.\n\n"
+            '"It was the hardest decision I have made as chairman," Ronnie Bain said.\n\n'
+            '"We want someone who knows the game," said Bain.\n\n'
+            "The new manager will be given funds to sign two players.\n\n"
+            '"We are not a rich club," the chairman added.',
+            "We are not a rich club",
+            "Ronnie Bain",
+        ),
     ],
 )
 def test_round_28_attribution_patterns(text: str, quote_start: str, speaker: str) -> None:
