@@ -125,7 +125,8 @@ _SPEAKER_PATTERNS = [
     # Did X think the fans could stop Glazer? / Does X believe ...? / Did X say his side would sit deep?
     re.compile(
         _LEAD + r"(?:did|does|do|has|had)\s+(?P<who>.+?)\s+(?:think|believe|expect|feel|reckon|predict|warn|claim|say"
-        r"|admit|concede|accept|acknowledge|deny|agree|accuse|blame|criticise|criticize|praise|insist|suggest|complain)"
+        r"|admit|concede|accept|acknowledge|deny|agree|accuse|blame|criticise|criticize|praise|insist|suggest|complain"
+        r"|regret)"
         r"(?:\s+that)?\s+(?P<claim>.+?)" + _END,
         re.I,
     ),

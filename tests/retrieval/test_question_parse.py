@@ -29,6 +29,7 @@ from retrieval.answering.question import parse
         ),
         ("Did Jobs have anything to say about the iPod shuffle?", "Jobs", "the iPod shuffle"),
         ("Did Mulraney have any complaint about the stoppage?", "Mulraney", "the stoppage"),
+        ("Does Mabbott regret resting his senior players?", "Mabbott", "resting his senior players"),
         ("Does Keane have any regrets about the tackle?", "Keane", "the tackle"),
         ("How did Ebbers react to the verdict?", "Ebbers", "the verdict"),
         ("How did Ebbers react when the jury came back?", "Ebbers", "the jury came back"),
