@@ -61,6 +61,10 @@ PARTS = {
     # Written over sets 31-34 beside dev6 by other writers, committed unread, scored once after
     # round 28 froze (``blind7_set<N>.tsv``).
     "blind7": ("blind7",),
+    # Sets 35-38 (48 more reports, round 29) carry only a blind part, written by four more
+    # writers, committed unread while round 29 was under way and scored once after it froze
+    # (``blind8_set<N>.tsv``).
+    "blind8": ("blind8",),
 }
 
 
