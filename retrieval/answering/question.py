@@ -44,13 +44,21 @@ _REACT = (
     # ..." is Blair's words.)
     r"|talk|speak|pay\s+tribute|sound|put\s+it|reflect|look\s+back|say|praise|compare(?!\s+(?:with|to|against)\b)"
     r"|read|interpret|portray"
-    r"|recall|remember)"
+    r"|recall|remember"
+    # "How did Whitmarsh stick up for Hadfield?" (round 29)
+    r"|stick\s+up\s+for|stand\s+up\s+for|play\s+down|brush\s+off|hit\s+back)"
 )
 # "Was X hopeful about Y?": a stance the person voiced.
 _STANCE = (
     r"(?:hopeful|happy|unhappy|worried|optimistic|pessimistic|confident|concerned|pleased|angry|upset|critical"
     r"|positive|negative|keen|sure|satisfied|disappointed|surprised|excited|sorry|proud|nervous|sceptical"
     r"|skeptical|supportive|opposed|against|in\s+favou?r\s+of|bullish|gloomy|relaxed|frustrated|impressed|furious)"
+)
+# Jobs a person is named with ("the Villa physio Sandra Pell", "technical director Meulenbelt").
+_NAMED_JOBS = (
+    r"(?:physio|physiotherapist|doctor|director|manager|boss|coach|trainer|captain|skipper|chairman"
+    r"|chairwoman|chief|executive|spokesman|spokeswoman|president|secretary|minister|agent|owner|promoter"
+    r"|referee|pundit|team-mate|teammate)"
 )
 _SPEAKER_PATTERNS = [
     # What did X say about Y? / What else has X said? / What did X think of Y?
@@ -160,6 +168,14 @@ _SPEAKER_PATTERNS = [
         _LEAD + r"(?:any\s+)?(?:quotes?|comments?)\s+(?:from|by)\s+(?P<who>.+?)"
         r"(?:\s+(?:about|on)\s+(?P<topic>.+?))?" + _END,
         re.I,
+    ),
+    # "How is Lenczyk coping, according to the Villa physio Sandra Pell?": the words of a person
+    # named with their job (not "according to the Observer", "according to Ofcom" or "analysts
+    # Gartner": a paper, a body and a plural are no one's quotes; round 29).
+    re.compile(
+        _LEAD + r"(?P<claim>.+?),?\s+[Aa]ccording\s+to\s+"
+        r"(?P<who>(?:(?:the|their|his|her|its)\s+)?(?:[\w’'\-]+\s+){0,2}?"
+        rf"(?i:{_NAMED_JOBS})\s+(?:[A-Z][\w’'\-]*)(?:\s+[A-Z][\w’'\-]*){{0,2}})" + _END,
     ),
 ]
 # "Who said …", "Which Ask Jeeves executive said …", "In the row over Sins, who said …": the

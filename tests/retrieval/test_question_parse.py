@@ -30,6 +30,13 @@ from retrieval.answering.question import parse
         ("Did Jobs have anything to say about the iPod shuffle?", "Jobs", "the iPod shuffle"),
         ("Did Mulraney have any complaint about the stoppage?", "Mulraney", "the stoppage"),
         ("Does Mabbott regret resting his senior players?", "Mabbott", "resting his senior players"),
+        ("How did Whitmarsh stick up for Hadfield after the ban?", "Whitmarsh", "Hadfield after the ban"),
+        ("How did Mourinho hit back at his critics?", "Mourinho", "his critics"),
+        (
+            "How is Lenczyk coping, according to the Villa physio Sandra Pell?",
+            "the Villa physio Sandra Pell",
+            "How is Lenczyk coping",
+        ),
         ("Does Keane have any regrets about the tackle?", "Keane", "the tackle"),
         ("How did Ebbers react to the verdict?", "Ebbers", "the verdict"),
         ("How did Ebbers react when the jury came back?", "Ebbers", "the jury came back"),
@@ -106,6 +113,9 @@ def test_speaker_phrasings(question: str, who: str, topic: str) -> None:
         # Something measured against something else, not someone comparing (round 14).
         "How does the UK compare with Germany on broadband connections per head according to Ofcom?",
         "How did Japan's growth compare to the eurozone's last year?",
+        # A paper, a body and analysts are no one whose quotes are asked for (round 29).
+        "How many Longbridge jobs could go, according to the Observer?",
+        "How many users does it have, according to research from technology analysts Gartner?",
     ],
 )
 def test_questions_that_are_not_about_someones_words(question: str) -> None:
