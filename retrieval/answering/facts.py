@@ -264,9 +264,20 @@ def _counted_noun(question: str) -> str:
     return tokens[0] if tokens and tokens[0] not in _GENERIC_COUNTED else ""
 
 
+# Nouns a sport report counts in each other's place: "How many games has Kerr played?" is
+# answered by "94 appearances" (round 29). Not caps: a club's appearances are no international
+# caps ("How many caps had Carrow won?" is not answered by his games for Llanelli).
+_COUNTED_ALIKE = [frozenset(search_tokens("games matches appearances outings"))]
+
+
 def _counts(text: str, noun: str) -> bool:
-    """Whether a number in ``text`` counts ``noun``: the noun within four words after it."""
-    return any(variant_in(noun, search_tokens(m.group("rest"))) for m in _COUNT.finditer(text))
+    """Whether a number in ``text`` counts ``noun`` (or a noun counted in its place,
+    ``_COUNTED_ALIKE``): the noun within four words after it."""
+    nouns = {noun}.union(*(alike for alike in _COUNTED_ALIKE if noun in alike))
+    return any(
+        any(variant_in(n, words) for n in nouns)
+        for words in (search_tokens(m.group("rest")) for m in _COUNT.finditer(text))
+    )
 
 
 # Words that ask how something turned out: "Was Ebbers eventually convicted?", "How much did

@@ -813,6 +813,9 @@ def test_how_many_counts_the_head_noun(question: str, counted: str) -> None:
         # A number with its magnitude written on ("50m") counts what follows it.
         ("The new terminals would serve the projected 50m passengers who will use it every year.", "passengers", True),
         ("Sales of the console reached 87,000 in two days.", "passengers", False),
+        # A report counts games as appearances (round 29), but not as goals.
+        ("Kerr has made 94 appearances for the club.", "games", True),
+        ("Kerr has scored 12 goals for the club.", "games", False),
     ],
 )
 def test_a_count_is_a_number_just_before_the_thing_counted(sentence: str, counted: str, counts: bool) -> None:
