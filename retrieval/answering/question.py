@@ -169,6 +169,18 @@ _SPEAKER_PATTERNS = [
         r"(?:\s+(?:about|on)\s+(?P<topic>.+?))?" + _END,
         re.I,
     ),
+    # "Is Whitcombe planning to sign a stopgap?", "Would Rutherford hand Moffat a new deal?": what
+    # a person means to do is in their words (a name of up to three capitalised words, without
+    # "the": not "Is the merger going to go ahead?"; round 29).
+    re.compile(
+        r"^(?i:is|was|are|were)\s+(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+){0,2})\s+"
+        r"(?:planning|going|set|ready|willing|prepared|keen|hoping|intending)\s+to\s+(?P<claim>.+?)" + _END
+    ),
+    re.compile(
+        r"^(?i:would|will)\s+(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+){0,2})\s+"
+        r"(?P<claim>(?:hand|give|offer|sign|sell|let|allow|consider|accept|quit|leave|stay|stand\s+down|step\s+down"
+        r"|resign|retire|appeal|apologise|apologize)\b.+?)" + _END
+    ),
     # "How is Lenczyk coping, according to the Villa physio Sandra Pell?": the words of a person
     # named with their job (not "according to the Observer", "according to Ofcom" or "analysts
     # Gartner": a paper, a body and a plural are no one's quotes; round 29).

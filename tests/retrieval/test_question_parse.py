@@ -32,6 +32,8 @@ from retrieval.answering.question import parse
         ("Does Mabbott regret resting his senior players?", "Mabbott", "resting his senior players"),
         ("How did Whitmarsh stick up for Hadfield after the ban?", "Whitmarsh", "Hadfield after the ban"),
         ("How did Mourinho hit back at his critics?", "Mourinho", "his critics"),
+        ("Is Whitcombe planning to sign a stopgap?", "Whitcombe", "sign a stopgap"),
+        ("Would Rutherford hand Moffat a new deal?", "Rutherford", "hand Moffat a new deal"),
         (
             "How is Lenczyk coping, according to the Villa physio Sandra Pell?",
             "the Villa physio Sandra Pell",
@@ -116,6 +118,7 @@ def test_speaker_phrasings(question: str, who: str, topic: str) -> None:
         # A paper, a body and analysts are no one whose quotes are asked for (round 29).
         "How many Longbridge jobs could go, according to the Observer?",
         "How many users does it have, according to research from technology analysts Gartner?",
+        "Is the merger going to go ahead?",
     ],
 )
 def test_questions_that_are_not_about_someones_words(question: str) -> None:
