@@ -551,7 +551,12 @@ def _speaker_answer(
     elif not plainly_on_topic:
         # Answered because the quote's story is about the topic, not because the quote itself
         # is close to it: the asker should know the words may not speak to it directly.
-        message = f"These words of {who} are from a story about {question.topic}; they may not speak to it directly."
+        # (A claim, "sign someone to cover the back row", is no subject to name a story by.)
+        message = (
+            f"These words of {who} are from the story your question is about; they may not answer it directly."
+            if question.topic_is_claim
+            else f"These words of {who} are from a story about {question.topic}; they may not speak to it directly."
+        )
     return finish(library, question, spans, citations, message)
 
 

@@ -239,6 +239,11 @@ def test_a_fair_quote_answers_when_its_story_is_about_the_topic(corpus: Library)
     answer = answer_question(corpus, question, (), strict)
     assert answer.answered and answer.spans[0].speaker == "Walter Phillips"
     assert answer.message.startswith("These words of Walter Phillips are from a story about Cosby")
+    # A claim asked about is no subject to name the story by.
+    claimed = answer_question(corpus, "Did Walter Phillips think Cosby would win?", (), strict)
+    assert claimed.answered and claimed.message.startswith(
+        "These words of Walter Phillips are from the story your question is about"
+    )
     assert not answer_question(corpus, question).message  # close enough to the topic itself: no caveat
     without_story_rule = replace(strict, speaker_min_score_in_story=5.0)
     assert answer_question(corpus, question, (), without_story_rule).refused_by == "speaker_off_topic"
