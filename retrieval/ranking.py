@@ -389,9 +389,11 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 
 # Kinds of answer that a sentence holding them is more likely to give, but whose absence is not
 # a reason to refuse (a reason can be given without "because"; a place without "in").
+# "Why ...?" and the other ways to ask for a reason.
+WHY_QUESTION = re.compile(r"^(?:why|for what reason|what (?:was|is) the reason|how come)\b", re.I)
 _ANSWER_HINTS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
-        re.compile(r"^(?:why|for what reason|what (?:was|is) the reason|how come)\b", re.I),
+        WHY_QUESTION,
         re.compile(
             r"\b(?:because|due to|as a result|after|following|since|so that|in order to|reasons?|blamed|amid"
             r"|thanks to|owing to|led to|caused|meant|cheaper|so)\b",

@@ -18,6 +18,7 @@ from retrieval.ranking import (
     FIGURE,
     NOT_A_NAME,
     SCORE,
+    WHY_QUESTION,
     Tuning,
     _Scored,
     answer_hint,
@@ -104,8 +105,8 @@ _RELATION_WORDS = {
     "manages": "manager manages managed",
     "sponsors": "sponsor sponsors sponsored",
     "beat": "beat beaten lost defeat defeated",
-    "defeated": "beat beaten lost defeat defeated",
 }
+_RELATION_WORDS["defeated"] = _RELATION_WORDS["beat"]
 
 
 def _relation_words(question: str) -> frozenset[str]:
@@ -468,7 +469,7 @@ def with_the_story_detail(
     asked = set(search_tokens(question))
     taken = {item.sentence.id for item in chosen}
     best = None
-    if _WHY.match(question.strip()) and not any(_STATED_REASON.search(item.sentence.text) for item in chosen):
+    if WHY_QUESTION.match(question.strip()) and not any(_STATED_REASON.search(item.sentence.text) for item in chosen):
         # "Why was the start at Headingley delayed?": "which started 40 minutes late because of
         # morning rain" states a reason, which "after" or "since" in a closer sentence need not.
         best = best_of_story(
@@ -491,7 +492,6 @@ def with_the_story_detail(
     return chosen if best is None else [*chosen[:slot], best, *chosen[slot + 1 :]]
 
 
-_WHY = re.compile(r"^(?:why|for what reason|what (?:was|is) the reason|how come)\b", re.I)
 # Words that state a reason outright (``answer_hint``'s "after", "since" or "so" often do not).
 _STATED_REASON = re.compile(r"\b(?:because|due to|owing to|as a result of|in order to|so that)\b", re.I)
 

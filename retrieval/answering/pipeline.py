@@ -48,6 +48,7 @@ from retrieval.citations import CitationNumbers
 from retrieval.errors import BadQuestion
 from retrieval.models import Answer, AnswerSpan, SearchHit, SpanKind
 from retrieval.ranking import CROWD_QUESTION, TUNING, Tuning, _rank_passages, _score_sentences, _Scored
+from retrieval.reading.people import without_possessive
 from retrieval.reading.text import search_tokens
 from retrieval.scope import articles_phrase
 
@@ -448,7 +449,7 @@ def _not_the_one_spoken_of(ranked: list[RankedQuote], said: str, tuning: Tuning)
     said she thought she had won until Marsden caught her?" is not Marsden, nor "Who said Drummond
     is in the form of his life?" Drummond (people rarely speak of themselves by name)."""
     # ("Okoro's sharpness" names Okoro: the possessive is no part of the name, round 28.)
-    named = set(name_words(" ".join(re.findall(r"\b[A-Z][\w’'\-]*?(?=['’]s\b|[^\w’'\-]|$)", said))))
+    named = set(name_words(" ".join(without_possessive(w) for w in re.findall(r"\b[A-Z][\w’'\-]+", said))))
     if not named:
         return ranked
     marked = [

@@ -171,7 +171,8 @@ def strip_honorific(name: str) -> str:
 _POSSESSIVE_END = re.compile(r"(?<=\w)['’]s$")
 
 
-def _without_possessive(name: str) -> str:
+def without_possessive(name: str) -> str:
+    """A name without the "'s" it was written with ("Okoro's" -> "Okoro")."""
     return _POSSESSIVE_END.sub("", name)
 
 
@@ -338,7 +339,7 @@ class People:
         singles: list[str] = []
         for candidate in candidates:
             # "Bill Conti's job": Bill Conti. "Mr Brown's Budget" is no one's name.
-            bare = _without_possessive(strip_honorific(candidate))
+            bare = without_possessive(strip_honorific(candidate))
             # "Under Mr Tellier" at the start of a sentence: the name begins at the honorific.
             inner_honorific = re.search(rf"\s(?={HONORIFICS}\s)", bare)
             if inner_honorific:
@@ -401,7 +402,7 @@ class People:
             ):
                 continue  # "a podcast called The Daily Source Code", "Star Wars: The Phantom Menace"
             written = match.group(0)
-            bare = _without_possessive(strip_honorific(written))
+            bare = without_possessive(strip_honorific(written))
             name = ""
             if not bare:
                 continue
