@@ -68,6 +68,10 @@ PARTS = {
     # The ``_a`` questions over sets 35-38, written in round 30 after blind8 was scored, read for
     # misses in round 30.
     "dev7": ("set35", "set36", "set37", "set38"),
+    # Sets 39-42 (48 more reports, round 30) carry only a blind part, written by four more
+    # writers, committed unread while round 30 was under way and scored once after it froze
+    # (``blind9_set<N>.tsv``).
+    "blind9": ("blind9",),
 }
 
 
