@@ -249,7 +249,9 @@ CROWD_QUESTION = re.compile(
     # "How many fans were at Ibrox for ...?": a crowd too (round 26).
     # (Not "How many people saw Den shot?": an audience.)
     r"|how\s+many\s+(?:fans|supporters|spectators)\s+(?:were\s+(?:at|in|there)|turned\s+(?:up|out)|watched|attended"
-    r"|saw|packed|came)\b|how\s+many\s+people\s+(?:were\s+(?:at|there)|turned\s+(?:up|out)|attended)\b)",
+    r"|saw|packed|came)\b|how\s+many\s+people\s+(?:were\s+(?:at|there)|turned\s+(?:up|out)|attended)\b"
+    # "How many turned up at the Riverside for ...?": no noun, but only a crowd turns up (round 30).
+    r"|how\s+many\s+turned\s+(?:up|out)\b)",
     re.I,
 )
 

@@ -40,11 +40,14 @@ _EVENTS = [
 
 # An event that did not, may not or is still to happen is not one a story must report: "when he
 # nearly quit snooker" ("I almost walked away"), "whether he'd step down" (the story has "my
-# future"), "Is Hollmann going to quit?" ("I am not a man who runs away").
+# future"), "Is Hollmann going to quit?" ("I am not a man who runs away"), "did he say anything
+# about quitting?" ("I will not walk away").
 _NOT_HAPPENED = re.compile(
     r"\b(?:nearly|almost|whether|if|would|might|could|may|should|considering|consider|considered|thinking\s+of"
     r"|thoughts?\s+of|talk\s+of|threat(?:ened)?\s+to|going\s+to|will|set\s+to)\s+(?:\w+\s+){0,2}$"
-    r"|['’]d\s+(?:\w+\s+){0,1}$",
+    r"|['’]d\s+(?:\w+\s+){0,1}$"
+    # Asked about, not said to have happened: "did Lareo say anything about quitting?" (round 30).
+    r"|\b(?:anything|think|thinking|talk|talked|talking|speak|spoke)\s+about\s+(?:\w+\s+){0,1}$",
     re.I,
 )
 

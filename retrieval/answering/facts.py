@@ -15,6 +15,7 @@ from retrieval.ranking import (
     _NEW_NAME,
     _NUMBER_WORDS,
     AGE_QUESTION,
+    CROWD_QUESTION,
     FIGURE,
     NOT_A_NAME,
     SCORE,
@@ -254,6 +255,8 @@ _COUNT = re.compile(rf"\b(?:{FIGURE}|{_NUMBER_WORDS})\b(?=(?P<rest>(?:\s+[\w\-]+
 
 def _counted_noun(question: str) -> str:
     """The stemmed noun of "How many <noun> …" ("copi" for copies), or ""."""
+    if CROWD_QUESTION.match(question.strip()):
+        return ""  # a crowd is the count asked for, whatever word asks it ("How many turned up ...?")
     phrase = _HOW_MANY_PHRASE.match(question.strip())
     if phrase:
         # "How many hours of TV will it hold?" counts hours: the noun before "of" is the head.

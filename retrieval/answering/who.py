@@ -43,12 +43,29 @@ _DESCRIBED_PASSAGES = 40
 _DESCRIBED_NEAR = 200
 
 
+# A description typed in lower case, "the brondby coach": the club's words are capitalised to
+# be found as the articles write them (round 30). Not words that make it another job or no club's.
+_LOWER_DESCRIPTION = re.compile(
+    r"^(?:the\s+)?(?P<at>(?!(?:new|old|club|team|national|former|caretaker|interim|assistant|opposition|home|away"
+    r"|current|same|other)\b)[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*)?)\s+(?P<job>manager|boss|coach|gaffer|captain|chairman"
+    r"|skipper)$"
+)
+
+
+def _owner_capitalised(who: str) -> str:
+    """``who`` with the club of a lower-case description capitalised, else as it is."""
+    lower = _LOWER_DESCRIPTION.match(who)
+    if lower is None:
+        return who
+    return f"the {lower.group('at').title()} {lower.group('job')}"
+
+
 def described_speakers(library: Corpus, who: str) -> list[str]:
     """The stored speaker a job description names ("the Celtic manager" -> Hugh Mallory): the
     person the library's articles most often write with that job ("Celtic manager Hugh Mallory",
     "Hugh Mallory, the Celtic manager"); none when the phrase is not a description or no
     article names anyone so."""
-    match = _DESCRIPTION.match(who.strip())
+    match = _DESCRIPTION.match(who.strip()) or _DESCRIPTION.match(_owner_capitalised(who.strip()))
     if match is None:
         return []
     # ("Ferrier's coach" is the coach in a story of Ferrier's.)
@@ -101,6 +118,7 @@ def resolve_speakers(library: Corpus, who: str) -> list[str]:
     ("chancellor gordon brown" -> "gordon brown").
     """
     head, rest = _head_and_rest(re.sub(r"['’]s\b", "", who), who)
+    by_word = _speaker_words(library)
     for candidate, whole in _name_candidates(who, head, rest):
         found = match_speakers(library, candidate)
         if whole:
@@ -108,8 +126,7 @@ def resolve_speakers(library: Corpus, who: str) -> list[str]:
             # someone its first name rules out (Katherine Jackson), only that name or the surname.
             found = [speaker for speaker in found if set(name_words(speaker)) <= whole]
         if found:
-            return _with_shorter_names(library, found)
-    by_word = _speaker_words(library)
+            return _misspelled_person(library, head, found, by_word) or _with_shorter_names(library, found)
     words = name_words(head)
     if not words:
         return []
@@ -131,6 +148,21 @@ def resolve_speakers(library: Corpus, who: str) -> list[str]:
         # not Philip French): a corrected spelling alone counts only for someone of that name.
         if found and (surname == words[-1] or not others or _shares_a_word(found, others)):
             return found
+    return []
+
+
+def _misspelled_person(library: Corpus, head: str, found: list[str], by_word: dict[str, set[str]]) -> list[str]:
+    """The speakers of the head's last name, mistyped, when the speakers ``found`` are of another
+    of its names: "Brondby coach Kjaergard" is Ole Kjaergaard, not the club's statement found by
+    "Brondby" (round 30). Empty when the last name is spelt as stored or has no close spelling."""
+    runs = _CAPITALISED_RUN.findall(head)
+    surname = name_words(runs[-1])[-1:] if runs else []
+    if not surname or surname[0] in by_word or any(surname[0] in name_words(speaker) for speaker in found):
+        return []
+    for spelling in _stored_spellings(surname[0], by_word):
+        corrected = match_speakers(library, spelling)
+        if corrected:
+            return corrected
     return []
 
 
