@@ -234,7 +234,13 @@ def _stored_spellings(word: str, by_word: dict[str, set[str]], with_first_name: 
             or (with_first_name and len(word) >= 5 and _two_edits_apart(w, word))
         )
     ]
-    return exact + sorted(close)
+    # A surname asked alone is more often a mistyped surname than a first name: "Brenan" is Tony
+    # Brennan before any Brendan (round 30).
+    return exact + sorted(close, key=lambda w: (not _is_a_surname(w, by_word), w))
+
+
+def _is_a_surname(word: str, by_word: dict[str, set[str]]) -> bool:
+    return any(name_words(speaker)[-1:] == [word] for speaker in by_word.get(word, ()))
 
 
 def _two_edits_apart(a: str, b: str) -> bool:

@@ -351,6 +351,16 @@ ARTICLES += [
             'Deportivo said in a statement: "The board gives the coach and the players its full support."'
         ),
     ),
+    ArticleDraft(
+        key="test:celtic-hibs",
+        title="Celtic 3-1 Hibernian",
+        text=(
+            "Celtic manager Tony Brennan said the title race was far from over.\n\n"
+            '"Five points is nothing in November," said Brennan.\n\n'
+            "Hibs coach Brendan Kiely was proud of his young side.\n\n"
+            '"We gave them a game for an hour," said Kiely.'
+        ),
+    ),
 ]
 
 
@@ -673,6 +683,11 @@ def test_how_many_fans_asks_for_a_crowd_told_in_words_the_question_does_not_shar
 def test_the_coach_asked_for_is_not_his_clubs_statement(corpus: Library, question: str) -> None:
     answer = corpus.ask(question)
     assert answer.answered and answer.spans[0].speaker == "Manuel Lareo"
+
+
+def test_a_surname_mistyped_alone_is_a_surname_before_a_first_name(corpus: Library) -> None:
+    # "Brenan" is a letter from Tony Brennan's surname and from Brendan Kiely's first name (round 30).
+    assert resolve_speakers(corpus, "Brenan") == ["Tony Brennan"]
 
 
 def test_asking_whether_someone_spoke_of_quitting_needs_no_story_of_them_quitting(corpus: Library) -> None:
