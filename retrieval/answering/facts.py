@@ -66,8 +66,11 @@ def type_test(question: str, terms_of: Callable[[int], frozenset[str]]) -> Calla
         # The thing asked for is not one the question already names: "Who was the first Labour
         # leader after Tony Blair?" is not answered by a sentence whose only names are Labour and Blair.
         # A score in a clause that tells who a side is ("Shakhtar, who won the reverse fixture 2-0
-        # in Donetsk, ...") is another game's (round 26).
-        text = _RELATIVE_ASIDE.sub(",", sentence.text) if wanted is SCORE else sentence.text
+        # in Donetsk, ...") is another game's (round 26), and so is one against a side the
+        # question does not name ("after a 3-0 win over Slovenia", round 30).
+        text = sentence.text
+        if wanted is SCORE:
+            text = _without_other_games(_RELATIVE_ASIDE.sub(",", text), asked)
         if not holds_new(wanted, text, asked):
             return False
         # "How old is Fergal Nestor?" is not answered by "Nestor sent on Garrihy, the 22-year-old".
@@ -314,7 +317,12 @@ _UNSETTLED = re.compile(
     # A decision still being made: "the club were considering an appeal", "talks over a new deal
     # had started" (round 24: "Did United end up appealing?").
     r"|consider(?:s|ing)|weighing|in\s+talks|talks\s+(?:over|about|on|with)|negotiat\w*|yet\s+to|not\s+yet"
-    r"|undecided|in\s+no\s+hurry)\b"
+    r"|undecided|in\s+no\s+hurry"
+    # A preview: "ahead of Saturday's qualifier", "called on his players to answer their critics by
+    # beating Norway", "must produce their best", "when the race takes place", "in the hat" (round 30).
+    r"|ahead\s+of\s+(?:\w+\s+)?(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|next|this|tomorrow)"
+    r"|takes?\s+place|called\s+on|urg(?:e|es|ed|ing)|must|bid\s+to|in\s+the\s+hat|arrives?\s+in"
+    r"|go(?:es)?\s+into\s+(?:the|their|this|next|Saturday|Sunday)|favourites)\b"
     r"|\w+'ll\b",
     re.IGNORECASE,
 )
@@ -347,6 +355,8 @@ _FORECAST = re.compile(r"\b(?:will|would|could|might)\b", re.IGNORECASE)
 _HOW_IT_WENT = re.compile(
     r"^(?:(?:who|which\s+[\w’'\-]+)\s+(?:won|wins)\b"
     r"|how\s+did\s+[^?]+?\s+(?:get\s+on\b|fare\b|go\s*\?*$)"
+    # "Where did Kroll finish in the Monaco Grand Prix?" (round 30).
+    r"|where\s+did\s+[^?]+?\s+finish\b"
     r"|who\s+did\s+[^?]+?\s+(?:hire|appoint|draw|get)\b(?!\s+from\b)"
     r"|what\s+(?:[\w’'\-]+\s+)?did\s+[^?]+?\s+(?:decide|rule|conclude|reach)\b"
     r"|what\s+(?:punishment|verdict|sentence|ruling|decision)\s+did\b)",
@@ -362,6 +372,26 @@ def asks_for_outcome(question: str) -> bool:
     return any(
         not (match.group("end_up") and _FORECAST.search(text, 0, match.start())) for match in _OUTCOME.finditer(text)
     )
+
+
+# A score told with the side it was against: "after a 3-0 win over Slovenia", "beat Slovenia
+# 3-0", "last month's 1-1 draw in Moldova".
+_SCORE_AGAINST = re.compile(
+    r"\b\d{1,3}\s?[-–]\s?\d{1,3}\s+(?:[a-z]+\s+)?(?:win|victory|defeat|draw|loss|thrashing|hammering|success|triumph)"
+    r"\s+(?:over|against|by|with|to|at|in)\s+(?:the\s+)?(?P<side>[A-Z][\w’'\-]+)"
+    r"|\b(?:beat|beating|drew\s+with|lost\s+to|thrashed|hammered)\s+(?:the\s+)?(?P<beaten>[A-Z][\w’'\-]+)\s+\d{1,3}\s?[-–]\s?\d{1,3}\b"
+)
+
+
+def _without_other_games(text: str, asked: set[str]) -> str:
+    """``text`` without the scores it tells against a side the question does not name: "When
+    Scotland played Norway" is not answered by Norway's "3-0 win over Slovenia" (round 30)."""
+
+    def other_game(match: re.Match[str]) -> str:
+        side = search_tokens(match.group("side") or match.group("beaten"))
+        return "" if side and not variant_in(side[0], asked) else match.group(0)
+
+    return _SCORE_AGAINST.sub(other_game, text)
 
 
 # A clause set off by commas that tells who someone is, not what happened: "Brajkovic, who beat
