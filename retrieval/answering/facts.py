@@ -322,7 +322,8 @@ _UNSETTLED = re.compile(
     # beating Norway", "must produce their best", "when the race takes place", "in the hat" (round 30).
     r"|ahead\s+of\s+(?:\w+\s+)?(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|next|this|tomorrow)"
     r"|takes?\s+place|called\s+on|urg(?:e|es|ed|ing)|must|bid\s+to|in\s+the\s+hat|arrives?\s+in"
-    r"|go(?:es)?\s+into\s+(?:the|their|this|next|Saturday|Sunday)|favourites)\b"
+    r"|go(?:es)?\s+into\s+(?:the|their|this|next|Saturday|Sunday)|favourites|travel(?:s)?\s+to|guarantees?"
+    r"|next\s+(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|week|weekend|month))\b"
     r"|\w+'ll\b",
     re.IGNORECASE,
 )

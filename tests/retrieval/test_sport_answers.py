@@ -379,7 +379,8 @@ ARTICLES += [
         text=(
             "Williams driver Sebastian Kroll believes the streets of Monte Carlo offer his best chance yet of a "
             "first Formula One victory when the Monaco Grand Prix takes place on Sunday.\n\n"
-            "Kroll started from pole position in Monaco in Formula 3000 in 2001 and led every lap."
+            "Kroll started from pole position in Monaco in Formula 3000 in 2001 and led every lap.\n\n"
+            "A podium finish in Monaco guarantees Kroll a place in the Williams team for the rest of the year."
         ),
     ),
 ]
@@ -715,6 +716,8 @@ def test_the_coach_asked_for_is_not_his_clubs_statement(corpus: Library, questio
         "Did Scotland beat Norway at Hampden?",
         # "when the Monaco Grand Prix takes place on Sunday": the race is still to be run.
         "Where did Sebastian Kroll finish in the Monaco Grand Prix?",
+        # What a podium would guarantee him is no podium.
+        "Did Kroll get a podium finish in Monaco?",
     ],
 )
 def test_a_result_is_not_read_from_the_preview_of_the_game(corpus: Library, question: str) -> None:
