@@ -108,6 +108,9 @@ class Tuning:
     # answered from the book's story, with the caveat), out-of-corpus unchanged; on the unread
     # sport parts, checked before it was kept, +4 facts and nothing lost.
     typed_story_over_missing_names: bool = True
+    # Whether "Why did <someone quoted> ...?" is answered from their quotes when one is plainly on
+    # the rest of the question (``answering.pipeline._why_of_speaker``).
+    why_from_quotes: bool = True
     # Taken off a quote for each word it is shorter than six words.
     speaker_short_quote_penalty: float = 0.04
     # Taken off a quote whose article lacks a name of the topic (variants, first names and other

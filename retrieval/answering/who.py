@@ -243,6 +243,11 @@ def _is_a_surname(word: str, by_word: dict[str, set[str]]) -> bool:
     return any(name_words(speaker)[-1:] == [word] for speaker in by_word.get(word, ()))
 
 
+def is_stored_surname(library: Corpus, word: str) -> bool:
+    """Whether a stored speaker's last name is ``word`` (any case)."""
+    return _is_a_surname(word.lower(), _speaker_words(library))
+
+
 def _two_edits_apart(a: str, b: str) -> bool:
     """Whether two words of the same first letter are at most two letters added, dropped or
     changed apart (Levenshtein distance <= 2)."""

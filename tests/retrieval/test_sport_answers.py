@@ -540,15 +540,34 @@ def test_the_tv_pictures_are_the_television_pictures(corpus: Library) -> None:
 )
 def test_a_reason_given_in_the_quote_after_its_lead_in_is_shown(corpus: Library, question: str) -> None:
     # The writer's sentence says what he did; why is in the words he is quoted saying next.
-    answer = corpus.ask(question)
+    # (As a story's sentences answer it: see the next test for his quotes answering first.)
+    from_sentences = replace(TUNING, why_from_quotes=False)
+    answer = answer_question(corpus, question, tuning=from_sentences)
     assert answer.answered, answer.message
     assert "rejected a bigger offer" in answer.spans[0].text
     quoted = next(span for span in answer.spans[:2] if "My family is settled here" in span.text)
     # Shown as his words, in quote marks (the "Dunmore said" inside them as written).
     assert quoted.kind == "quote" and quoted.speaker == "Callum Dunmore"
     assert quoted.text.startswith("My family") and quoted.text.endswith("decide it.")
-    without = answer_question(corpus, question, tuning=replace(TUNING, quote_after_lead_in=False))
+    without = answer_question(corpus, question, tuning=replace(from_sentences, quote_after_lead_in=False))
     assert not any("My family is settled here" in span.text for span in without.spans)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Why did Callum Dunmore reject the offer from Hibernian?",
+        # A name typed in lower case counts when it is a stored surname.
+        "why did dunmore reject the offer from Hibernian?",
+    ],
+)
+def test_why_someone_quoted_did_something_is_answered_from_their_words(corpus: Library, question: str) -> None:
+    # Round 30: the reason is his to give, and one of his quotes is plainly about it.
+    answer = corpus.ask(question)
+    first = answer.spans[0]
+    assert first.kind == "quote" and first.speaker == "Callum Dunmore" and "My family is settled" in first.text
+    from_sentences = answer_question(corpus, question, tuning=replace(TUNING, why_from_quotes=False))
+    assert from_sentences.spans[0].kind == "sentence"
 
 
 def test_who_said_reads_the_writers_sentence_before_a_quote(corpus: Library) -> None:
