@@ -398,6 +398,16 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 WHY_QUESTION = re.compile(r"^(?:why|for what reason|what (?:was|is) the reason|how come)\b", re.I)
 _ANSWER_HINTS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
+        # "Where and when is McIlwaine having his operation?": a place and a day in one sentence
+        # ("He will undergo surgery in Belfast on Thursday"), round 30.
+        re.compile(r"^(?:where\s+and\s+when|when\s+and\s+where)\b", re.I),
+        re.compile(
+            r"^(?=.*\b(?:in|at)\s+(?:the\s+)?[A-Z])(?=.*\b(?:(?:on|next|this)\s+(?:Monday|Tuesday|Wednesday|Thursday"
+            rf"|Friday|Saturday|Sunday)|\d{{1,2}}\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}}\b|(?:in|last|next)\s+(?:{_MONTHS}))).*",
+            re.S,
+        ),
+    ),
+    (
         WHY_QUESTION,
         re.compile(
             r"\b(?:because|due to|as a result|after|following|since|so that|in order to|reasons?|blamed|amid"

@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from retrieval.answering import TUNING, Tuning, answer_question
+from retrieval.answering.facts import holds_new
 from retrieval.answering.names import names_absent, question_scores
 from retrieval.answering.question import parse
 from retrieval.answering.roles import STAFF, asked_role
@@ -18,7 +19,7 @@ from retrieval.answering.who import resolve_speakers
 from retrieval.index.embedder import Embedder
 from retrieval.library import Library
 from retrieval.models import ArticleDraft
-from retrieval.ranking import answer_type
+from retrieval.ranking import answer_hint, answer_type
 from tests.retrieval.test_abstention import _library_of
 
 ARTICLES = [
@@ -423,6 +424,8 @@ def test_a_quote_broken_by_its_attribution_is_shown_as_one_thing_said(corpus: Li
         # A match's minute and a day of the week are the "when" of sport reports.
         ("When did Danny Ogilvie get hurt in the Leicester v Wasps game?", "64th minute"),
         ("When is Danny Ogilvie seeing a specialist about his wrist?", "on Thursday"),
+        # A place and a day, in one sentence (round 30).
+        ("Where and when is Danny Ogilvie seeing a specialist about his wrist?", "in Nottingham on Thursday"),
         # A crowd counts fans in other words.
         ("How many fans watched Leicester beat Wasps at Welford Road?", "16,815"),
         # "number 10" names no year that the story lacks.
@@ -742,6 +745,19 @@ def test_the_coach_asked_for_is_not_his_clubs_statement(corpus: Library, questio
 def test_a_result_is_not_read_from_the_preview_of_the_game(corpus: Library, question: str) -> None:
     # Fans ask how it went; the library has only the story before it (round 30).
     assert not corpus.ask(question).answered
+
+
+@pytest.mark.parametrize(
+    "question", ["Where and when is Rory McIlwaine having his knee operation?", "When and where is it?"]
+)
+def test_where_and_when_asks_for_a_place_and_a_day_in_one_sentence(question: str) -> None:
+    # Round 30: the story detail step looks for a sentence holding both.
+    hint = answer_hint(question)
+    assert hint is not None
+    assert holds_new(hint, "He will undergo surgery in Belfast on Thursday.", set())
+    assert holds_new(hint, "The final is at Elland Road on 27 November.", set())
+    assert not holds_new(hint, "He was hurt in the win over Saracens at Welford Road.", set())
+    assert not holds_new(hint, "He will see a specialist on Thursday.", set())
 
 
 def test_a_surname_mistyped_alone_is_a_surname_before_a_first_name(corpus: Library) -> None:
