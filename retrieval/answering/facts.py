@@ -294,7 +294,7 @@ def _counts(text: str, noun: str) -> bool:
 # answer: "to produce the same outcome"). A news library mostly holds the story as it stood, and
 # its closest sentence then tells the earlier state.
 _OUTCOME = re.compile(
-    r"\b(?:eventually|in the end|finally|turn(?:s|ed)? out|(?:go|goes|went|gone) on to"
+    r"\b(?:(?P<eventually>eventually)|in the end|finally|turn(?:s|ed)? out|(?:go|goes|went|gone) on to"
     r"|(?P<end_up>end(?:s|ed)? up (?:\w+ing|being|with|as))"
     r"|later (?:years?|on|government)|the (?:outcome|results?) of)\b"
     # A yes/no question about an event asks whether it happened: "Did Seifert resign after the
@@ -371,7 +371,9 @@ def asks_for_outcome(question: str) -> bool:
     if _HOW_IT_WENT.search(text):
         return True
     return any(
-        not (match.group("end_up") and _FORECAST.search(text, 0, match.start())) for match in _OUTCOME.finditer(text)
+        # ("How high could the fee eventually go?" asks for a forecast too, round 30.)
+        not ((match.group("end_up") or match.group("eventually")) and _FORECAST.search(text, 0, match.start()))
+        for match in _OUTCOME.finditer(text)
     )
 
 

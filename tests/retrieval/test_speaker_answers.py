@@ -336,6 +336,9 @@ def test_a_story_of_someone_suing_does_not_say_how_the_suit_ended(tmp_path: Path
         # A forecast the story as it stood gives, not how it turned out (round 14).
         ("How many people did the distributor think would end up seeing Howl's Moving Castle in Japan?", False),
         ("How much will the new stadium end up costing, according to the council?", False),
+        # "could ... eventually" too (round 30); "Was X eventually convicted?" asks how it ended.
+        ("How high could Aberdeen's fee for Vestergaard eventually go?", False),
+        ("What was the fee eventually agreed for Vestergaard?", True),
     ],
 )
 def test_a_forecast_of_how_it_will_end_up_is_no_outcome_question(question: str, asks: bool) -> None:
