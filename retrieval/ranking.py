@@ -398,6 +398,16 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 WHY_QUESTION = re.compile(r"^(?:why|for what reason|what (?:was|is) the reason|how come)\b", re.I)
 _ANSWER_HINTS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
+        # A race's time: "What was Kilbrannan Lad's winning time?", "... and in what time?" is
+        # answered by "six minutes 42.8 seconds", "7:35.88" or "in 7.19" (round 30).
+        re.compile(r"\bwinning\s+time\b|\bin\s+what\s+time\b|^how\s+(?:quick|fast)\s+was\b[^?]*\btime\b", re.I),
+        re.compile(
+            rf"\b(?:\d+|{_NUMBER_WORDS})\s+min(?:ute)?s?\s+\d+(?:\.\d+)?\s*sec(?:ond)?s?\b|\b\d{{1,2}}:\d{{2}}(?:[:.]\d+)?\b"
+            r"|\b\d{1,3}\.\d{1,2}\s*(?:sec(?:ond)?s?|s)?\b",
+            re.I,
+        ),
+    ),
+    (
         # "Where and when is McIlwaine having his operation?": a place and a day in one sentence
         # ("He will undergo surgery in Belfast on Thursday"), round 30.
         re.compile(r"^(?:where\s+and\s+when|when\s+and\s+where)\b", re.I),

@@ -760,6 +760,23 @@ def test_where_and_when_asks_for_a_place_and_a_day_in_one_sentence(question: str
     assert not holds_new(hint, "He will see a specialist on Thursday.", set())
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was Kilbrannan Lad's winning time in the Gold Cup?",
+        "Who finished second behind Worku in Birmingham, and in what time?",
+        "How quick was Ballyvoe Prince's winning time?",
+    ],
+)
+def test_a_race_time_asked_for_is_a_time_run(question: str) -> None:
+    # Round 30: "six minutes 42.8 seconds", "7:35.88", "third in 7.19"; not the day or a score.
+    hint = answer_hint(question)
+    assert hint is not None
+    for told in ("The winning time was six minutes 42.8 seconds.", "Chepkwony was second in 7:35.88.", "third in 7.19"):
+        assert holds_new(hint, told, set()), told
+    assert not holds_new(hint, "The race was run on Friday in front of 58,000.", set())
+
+
 def test_a_surname_mistyped_alone_is_a_surname_before_a_first_name(corpus: Library) -> None:
     # "Brenan" is a letter from Tony Brennan's surname and from Brendan Kiely's first name (round 30).
     assert resolve_speakers(corpus, "Brenan") == ["Tony Brennan"]
