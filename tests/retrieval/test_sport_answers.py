@@ -764,7 +764,7 @@ def test_where_and_when_asks_for_a_place_and_a_day_in_one_sentence(question: str
     "question",
     [
         "What was Kilbrannan Lad's winning time in the Gold Cup?",
-        "Who finished second behind Worku in Birmingham, and in what time?",
+        "In what time did Chepkwony finish second behind Worku in Birmingham?",
         "How quick was Ballyvoe Prince's winning time?",
     ],
 )
