@@ -249,8 +249,8 @@ def _fact_answer(
         # further down for an article that has the names found more right answers on the natural
         # dev questions (+2) but answered more questions the library cannot (-6): not worth it.
         # (Round 30 tried only a story with every name among the best three sentences scoring at
-        # least 0.9 of the best: sport read parts +6 facts, -13 absent or detail absent.)
-        # A typed question's sentence holding the type in such a story, so placed: +5, -7.
+        # least 0.9 of the best: sport read parts +6 facts, -13 absent or detail absent; and only
+        # for a typed question whose sentence in that story holds the type: +5, -7.)
         return refuse(Refusal(checks.NAMES_NOT_IN_ARTICLE), ranked)
     if checks.EVENT_NOT_REPORTED.on(tuning) and _event_unreported(
         library, question.text, scored[0].sentence.article_id
