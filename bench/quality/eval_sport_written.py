@@ -72,6 +72,10 @@ PARTS = {
     # writers, committed unread while round 30 was under way and scored once after it froze
     # (``blind9_set<N>.tsv``).
     "blind9": ("blind9",),
+    # Sets 43-46 (48 more reports, round 31) carry only a blind part, written by four more
+    # writers, committed unread while round 31 was under way and scored once after it froze
+    # (``blind10_set<N>.tsv``).
+    "blind10": ("blind10",),
 }
 
 
