@@ -189,6 +189,13 @@ def _looks_like_person(candidate: str) -> bool:
 # about Gilchrist).
 _JOB_BEFORE_NAME = re.compile(rf"(?:(?:[A-Z][\w’'\-]*|{ROLE_NOUNS}|of|the)\s+){{0,4}}")
 
+# A sentence's "he" or "she" reporting speech in a clause of its own ("..., and he admitted he had
+# considered quitting", "... - he told refugees"); not the attribution closing someone's words
+# ('Mr Blair's government was a "bossy ... government," he added': Mr Howard's).
+_PRONOUN_SPEAKS = re.compile(
+    r"(?:,\s*(?:and|although|but|though|while)|\s[-–—]+|;)\s+(?:he|she)\s+"
+    r"(?:admitted|admits|said|says|revealed|insisted|added|told|explained|conceded|confessed)\b"
+)
 # "of France", "from the CEA": between a name and its verb, it leaves the name the subject.
 _AFFILIATION = (
     r"\s+(?:of|from|at)\s+(?:the\s+)?[A-Z][\w’'\-]*(?:\s+(?:(?:for|of|and|on|the)\s+)*[A-Z][\w’'\-]*){0,5}\s+"
@@ -422,17 +429,27 @@ class People:
                 # "Mr Livingstone's comments were …": the possessor is not the subject.
                 # ("Mr Blair's was asked": a slip for "Mr Blair was", the subject after all.)
                 possessive = bool(re.search(r"['’]s$", written)) and not _FINITE_AFTER.match(self.text, match.end())
-                subject = (
-                    not aside
-                    and not possessive
-                    and (
-                        self._is_subject(match.end())
-                        or self._named_by_verb(match.start())
-                        or self._opens_with_auxiliary(match.start(), match.end())
+                subject = not aside and (
+                    (possessive and self._possessor_speaks(match.start(), match.end()))
+                    or (
+                        not possessive
+                        and (
+                            self._is_subject(match.end())
+                            or self._named_by_verb(match.start())
+                            or self._opens_with_auxiliary(match.start(), match.end())
+                        )
                     )
                 )
                 found.append(Mention(match.start(), match.end(), name, subject, aside))
         return found
+
+    def _possessor_speaks(self, start: int, end: int) -> bool:
+        """Whether a possessive opening its sentence names the one the sentence's "he" or "she"
+        then reports speaking: "Redfearn's previous best finish was second at the 2002 Dutch Open,
+        and he admitted he had considered quitting" is about Redfearn, who speaks (round 31)."""
+        if self.text[sentence_start(self.text, start, max(0, start - 40)) : start].strip():
+            return False
+        return bool(_PRONOUN_SPEAKS.search(self.text, end, sentence_end(self.text, end, end + 300)))
 
     def _in_affiliation_or_report(self, start: int, end: int, previous: Mention | None) -> bool:
         """Whether a name stands where it is not the one speaking: in the affiliation of the
@@ -538,7 +555,10 @@ class People:
         ]
         for index in range(len(recent) - 1, -1, -1):
             mention = recent[index]
-            if not mention.subject or (wanted in ("he", "she") and self._sentence_of_pronoun(mention, wanted)):
+            if not mention.subject or (
+                wanted in ("he", "she") and not self._possessor(mention) and self._sentence_of_pronoun(mention, wanted)
+            ):
+                # (A possessor in subject position is the one its sentence's "he" speaks for.)
                 continue
             if self.not_people.vetoes(mention.name):
                 for earlier in reversed(recent[:index]):
@@ -550,6 +570,9 @@ class People:
         # No one in subject position: the latest person named, unless only as an aside.
         named = [m for m in recent if not m.aside] or recent
         return named[-1] if named else None
+
+    def _possessor(self, mention: Mention) -> bool:
+        return bool(re.search(r"['’]s$", self.text[mention.start : mention.end]))
 
     def _in_quote(self, position: int) -> bool:
         index = bisect.bisect_right(self._quoted_starts, position) - 1

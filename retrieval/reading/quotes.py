@@ -34,7 +34,7 @@ ORGANISATION_ROLES = frozenset(
 
 # Bump when extraction or attribution changes: a library opened with newer rules than its
 # stored quotes were read with re-reads them from the stored article text (no re-embedding).
-RULES_VERSION = 31
+RULES_VERSION = 32
 
 _OPEN_CURLY = "“"
 _CLOSE_CURLY = "”"
@@ -542,8 +542,14 @@ class _Attributor:
             return ""
         # `But pundit Gary Tomkins believes Haverstock may be running out of time. "…," the
         # 44-year-old said.`: the pundit (round 28).
+        # `But Marchal settled the tie ..., curling a free-kick ... after Aitken had been fouled.
+        # "…," said the 27-year-old`: the one the sentence opens with (round 31), as for "he".
         if _AGE_ONLY.fullmatch(written.strip()) and self._named_beside_a_speaker(mention):
-            return self._speaking_since_last_quote(mention, at, inside, "") or mention.name
+            return (
+                self._speaking_since_last_quote(mention, at, inside, "")
+                or self._opening_subject(mention, inside, "", first_word=True)
+                or mention.name
+            )
         return mention.name
 
     def _recent_described(
@@ -599,7 +605,7 @@ class _Attributor:
             return ""
         return name
 
-    def _opening_subject(self, last: Mention, exclude: set[str], pronoun: str) -> str:
+    def _opening_subject(self, last: Mention, exclude: set[str], pronoun: str, first_word: bool = False) -> str:
         """The subject opening the sentence of ``last`` when ``last`` stands in a clause after
         "when", "as", "after" and the like: `Pryce was also unhappy with the referee's decision
         not to award a penalty when Morgan went down. "…," he said.` is Pryce's (round 26); ""
@@ -616,6 +622,9 @@ class _Attributor:
         if (
             first is None
             or first.start - start > 80
+            # (With ``first_word``, the sentence opens with them: "But Marchal settled ...", not
+            # "The deciding frame lasted 47 minutes, and McAllister missed ...".)
+            or (first_word and not _OPENING_WORDS.fullmatch(self.text[start : first.start]))
             or not _SUBORDINATE_BEFORE_NAME.search(self.text[first.end : last.start])
         ):
             return ""
@@ -713,6 +722,10 @@ class _Attributor:
                 if mention.end <= verb.start() and _JUST_BEFORE_VERB.fullmatch(self.text[mention.end : verb.start()]):
                     return mention.name
         return ""
+
+
+# What may stand before the subject opening a sentence: a conjunction or a sentence adverb.
+_OPENING_WORDS = re.compile(r"\s*(?:(?:But|And|However|Yet|So|Then|Now|Still|Instead|Later|Earlier),?\s+)?")
 
 
 def _is_description(written: str) -> bool:

@@ -1045,6 +1045,44 @@ def test_did_inside_a_sentence_makes_no_subject() -> None:
     assert speaker_of(quotes_of(text), "At first I was") == "Norman Cook"
 
 
+@pytest.mark.parametrize(
+    ("text", "quote_start", "speaker"),
+    [
+        # A possessive opening a sentence whose "he" then speaks in a clause of its own (round 31).
+        (
+            "Headline\n\nSimon Redfearn won the British Masters by two shots.\n\n"
+            "Australian Clint Marwood shared third place on 10 under.\n\n"
+            "Redfearn's previous best finish was second at the 2002 Dutch Open, and he admitted he had "
+            "considered quitting the game.\n\n"
+            '"I spent a year on the Challenge Tour," he said.',
+            "I spent a year",
+            "Simon Redfearn",
+        ),
+        # Not the "he added" closing someone's words about the possessor's government.
+        (
+            "Headline\n\nTony Blair has failed, Michael Howard has said.\n\n"
+            '"Britain is heading in the wrong direction," the Conservative leader said. Mr Blair\'s government '
+            'was a "bossy, interfering government," he added.',
+            "bossy, interfering",
+            "Michael Howard",
+        ),
+        # An age alone after a sentence that opens with the scorer and names another player only
+        # in its "after" clause: the scorer (round 31); not one opening with no one.
+        (
+            "Headline\n\nHibs beat Partick 2-1 in the Scottish Cup, with Julien Marchal and Kris Aitken both "
+            "starting.\n\n"
+            "But Marchal settled the tie in the 70th minute, curling a free-kick into the top corner after "
+            "Aitken had been fouled by Gourlay.\n\n"
+            '"I practise these free-kicks every day," said the 27-year-old.',
+            "I practise these",
+            "Julien Marchal",
+        ),
+    ],
+)
+def test_who_a_sentence_before_a_quote_is_about(text: str, quote_start: str, speaker: str) -> None:
+    assert speaker_of(quotes_of(text), quote_start).endswith(speaker)
+
+
 def test_he_said_after_a_sentence_whose_other_person_is_in_a_when_clause() -> None:
     # Pryce opens the sentence; Morgan is only in its "when" clause (round 26).
     text = (
