@@ -283,7 +283,9 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"^how much\b.*\b(?:cost|costs|costing|spend|spends|spent|spending|pay|pays|paid|paying|charge|charges"
             r"|charged|charging|worth|price|priced|fee|fees|fine|fined|salary|bail|damages|raise|raised|raising"
             r"|earn|earned|earns|invest|invested|money|budget|profits?|revenues?|sales|sell for|sold for"
-            r"|fetch|fetched)\b",
+            r"|fetch|fetched)\b"
+            # "What did Kilmarnock pay to sign Tosh?" (round 31).
+            r"|^what\s+(?:fee\s+|price\s+|sum\s+)?did\s+(?:[\w’'&\-]+\s+){1,4}(?:pay|spend)\b",
             re.I,
         ),
         re.compile(

@@ -465,6 +465,12 @@ def test_a_sentence_inside_a_quote_is_shown_with_the_rest_of_the_quote(corpus: L
             "He serves a three-match ban.",
             "He was booked in a match at Stevenage.",
         ),
+        # "What did X pay ...?" asks for a sum as "How much did X pay ...?" does (round 31).
+        (
+            "What did Kilmarnock pay to sign Graham Tosh?",
+            "He joined Kilmarnock for £60,000 in the summer of 1996.",
+            "Graham Tosh says he has no plans to retire.",
+        ),
     ],
 )
 def test_sport_details_have_a_kind(question: str, answers: str, does_not: str) -> None:
