@@ -101,10 +101,10 @@ def answer_question(
     return _fact_answer(library, question, tuning, scope=scope)
 
 
-# "Why did Roy Penfold make so many changes ...?", "why was mallory so annoyed about ...?": the
-# person, and what they did.
+# "Why did Roy Penfold make so many changes ...?", "why was mallory so annoyed about ...?", "How is
+# Frank Ostler trying to ...?": the person, and what they did.
 _WHY_SUBJECT = re.compile(
-    r"^(?i:why|how\s+come)\s+(?i:did|was|is|does|has|had|were|are|do)\s+"
+    r"^(?i:why|how\s+come|(?P<how>how))\s+(?i:did|was|is|does|has|had|were|are|do)\s+"
     r"(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+){0,2}|[a-z][\w’'\-]{3,})\s+(?P<rest>.+?)\??$"
 )
 
@@ -114,14 +114,16 @@ def _why_of_speaker(library: Corpus, question: Question) -> tuple[Question, list
     (with the speakers it names); None when it names no one quoted. A name typed in lower case
     must be a stored surname ("why did the club ..." names nobody). Round 30: sport read parts
     +5 speaker questions, BBC test +1, final +1 speaker and -1 fact (Kinnock's choice of title
-    answered with his words), out-of-corpus unchanged."""
+    answered with his words), out-of-corpus unchanged; round 31, "how is X ...": sport +2."""
     if question.kind != "general":
         return None
     match = _WHY_SUBJECT.match(question.text.strip())
-    if match is None:
+    # "How is Ostler trying to ...?" too (round 31), not "How did X get on ...?" (how it went).
+    if match is None or (match.group("how") and asks_for_outcome(question.text)):
         return None
     who = match.group("who")
-    if who[:1].islower() and not is_stored_surname(library, who):
+    # ("How did Lockhart's caddie Davie Rennie cope ...?" asks about the caddie.)
+    if re.search(r"['’]s?$", who) or (who[:1].islower() and not is_stored_surname(library, who)):
         return None
     speakers = resolve_speakers(library, who)
     if not speakers:

@@ -117,7 +117,9 @@ _SPEAKER_PATTERNS = [
         rf"(?:[\w\-]+\s+)?{_OPINION}"
         # ("What's Wilson's take now on being sold?", round 27.)
         r"(?:\s+(?:now|today|these\s+days|then|really|exactly))?"
-        r"(?:\s+(?:on|about|to|of|over|regarding|for|after|when|at|in|if|that|whether)\s+(?P<topic>.+?))?" + _END,
+        # ("What's Thornbury's attitude going into the replay?", round 31.)
+        r"(?:\s+(?:on|about|to|of|over|regarding|for|after|when|at|in|if|that|whether|going\s+into|heading\s+into"
+        r"|ahead\s+of|before)\s+(?P<topic>.+?))?" + _END,
         re.I,
     ),
     # Did X say anything about Y? / Has X commented on Y? / Did X have anything to say about Y?

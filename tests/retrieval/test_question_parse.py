@@ -15,6 +15,8 @@ from retrieval.answering.question import parse
         ("what did blair say about the election", "blair", "the election"),
         ("What was Brown's view on borrowing costs?", "Brown", "borrowing costs"),
         ("What's Jobs's take on the price?", "Jobs", "the price"),
+        # An attitude going into a game (round 31).
+        ("what's thornbury's attitude going into the replay at Spurs?", "thornbury", "the replay at Spurs"),
         ("What was Greenspan's worry about the cost of pensions?", "Greenspan", "the cost of pensions"),
         ("What did Greenspan think of the dollar?", "Greenspan", "the dollar"),
         ("What did Howard make of the plans?", "Howard", "the plans"),

@@ -562,6 +562,18 @@ def test_a_reason_given_in_the_quote_after_its_lead_in_is_shown(corpus: Library,
     assert not any("My family is settled here" in span.text for span in without.spans)
 
 
+def test_how_someone_quoted_means_to_do_something_is_answered_from_their_words(corpus: Library) -> None:
+    # Round 31: "How is X going to ...?" as "Why did X ...?"; not the possessor of someone else.
+    answer = corpus.ask("How is Lareo going to get Deportivo out of their bad run?")
+    assert answer.spans[0].kind == "quote" and answer.spans[0].speaker == "Manuel Lareo"
+    without = answer_question(
+        corpus,
+        "How is Lareo going to get Deportivo out of their bad run?",
+        tuning=replace(TUNING, why_from_quotes=False),
+    )
+    assert not without.answered or without.spans[0].kind == "sentence"
+
+
 @pytest.mark.parametrize(
     "question",
     [
