@@ -228,6 +228,7 @@ def _rank_passages(
 
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+WEEKDAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
 # A figure as news writes it, its magnitude run on: "28", "1,300", "50m", "1.2bn".
 FIGURE = r"\d[\d,.]*(?:m|bn|k)?"
 _NUMBER_WORDS = (
@@ -273,7 +274,7 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             rf"\b(?:1\d{{3}}s?|20\d{{2}}s?|\d{{1,2}}(?:st|nd|rd|th) century|{_MONTHS}|century|decade|BC|AD)\b"
             r"|\b(?:in|since|by|from|until|around|circa|about|before|after)\s+\d{3}\b"
             r"|\b\d{1,3}(?:st|nd|rd|th)\s+minute\b|\b(?:on|after|in)\s+\d{1,3}\s+minutes\b"
-            r"|\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b"
+            rf"|\b(?:{WEEKDAYS})\b"
         ),
     ),
     (
@@ -414,8 +415,7 @@ _ANSWER_HINTS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         # ("He will undergo surgery in Belfast on Thursday"), round 30.
         re.compile(r"^(?:where\s+and\s+when|when\s+and\s+where)\b", re.I),
         re.compile(
-            r"^(?=.*\b(?:in|at)\s+(?:the\s+)?[A-Z])(?=.*\b(?:(?:on|next|this)\s+(?:Monday|Tuesday|Wednesday|Thursday"
-            rf"|Friday|Saturday|Sunday)|\d{{1,2}}\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}}\b|(?:in|last|next)\s+(?:{_MONTHS}))).*",
+            rf"^(?=.*\b(?:in|at)\s+(?:the\s+)?[A-Z])(?=.*\b(?:(?:on|next|this)\s+(?:{WEEKDAYS})|\d{{1,2}}\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}}\b|(?:in|last|next)\s+(?:{_MONTHS}))).*",
             re.S,
         ),
     ),

@@ -19,6 +19,7 @@ from retrieval.ranking import (
     FIGURE,
     NOT_A_NAME,
     SCORE,
+    WEEKDAYS,
     WHY_QUESTION,
     Tuning,
     _Scored,
@@ -320,10 +321,10 @@ _UNSETTLED = re.compile(
     r"|undecided|in\s+no\s+hurry"
     # A preview: "ahead of Saturday's qualifier", "called on his players to answer their critics by
     # beating Norway", "must produce their best", "when the race takes place", "in the hat" (round 30).
-    r"|ahead\s+of\s+(?:\w+\s+)?(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|next|this|tomorrow)"
+    rf"|ahead\s+of\s+(?:\w+\s+)?(?:{WEEKDAYS}|next|this|tomorrow)"
     r"|takes?\s+place|called\s+on|urg(?:e|es|ed|ing)|must|bid\s+to|in\s+the\s+hat|arrives?\s+in"
     r"|go(?:es)?\s+into\s+(?:the|their|this|next|Saturday|Sunday)|favourites|travel(?:s)?\s+to|guarantees?"
-    r"|next\s+(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|week|weekend|month))\b"
+    rf"|next\s+(?:{WEEKDAYS}|week|weekend|month))\b"
     r"|\w+'ll\b",
     re.IGNORECASE,
 )

@@ -32,7 +32,14 @@ from retrieval.answering.facts import (
     words_besides_names,
 )
 from retrieval.answering.names import MissingTerms, names_absent, variant_in
-from retrieval.answering.question import MAX_QUESTION_CHARS, Question, may_name_someone, parse, with_context
+from retrieval.answering.question import (
+    MAX_QUESTION_CHARS,
+    SHORT_NAME,
+    Question,
+    may_name_someone,
+    parse,
+    with_context,
+)
 from retrieval.answering.read import active_reader, read_quotes, read_sentences
 from retrieval.answering.roles import asked_role, speaker_role
 from retrieval.answering.speaker import (
@@ -105,7 +112,7 @@ def answer_question(
 # Frank Ostler trying to ...?": the person, and what they did.
 _WHY_SUBJECT = re.compile(
     r"^(?i:why|how\s+come|(?P<how>how))\s+(?i:did|was|is|does|has|had|were|are|do)\s+"
-    r"(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+){0,2}|[a-z][\w’'\-]{3,})\s+(?P<rest>.+?)\??$"
+    rf"(?P<who>{SHORT_NAME}|[a-z][\w’'\-]{{3,}})\s+(?P<rest>.+?)\??$"
 )
 
 

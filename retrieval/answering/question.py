@@ -27,6 +27,8 @@ _SAY = (
 # What joins a speaker to a topic; "after" and "when" keep the event as (part of) the topic.
 _PREP = r"(?:about|on|of|regarding|concerning|after|over|when|to|re|at|in|during|for|with|that|as)"
 _TOPIC = rf"(?:\s+{_PREP}\s+(?P<topic>.+?))?"
+# A person's name as askers type it: up to three capitalised words ("Roy Penfold", "Whitcombe").
+SHORT_NAME = r"[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+){0,2}"
 # Opinion nouns: "What was X's view on Y?", "What warning did X give about Y?"
 _OPINION = (
     r"(?:comments?|remarks?|words|reactions?|quotes?|views?|response|take|opinion|opinions|verdict|position"
@@ -175,11 +177,11 @@ _SPEAKER_PATTERNS = [
     # a person means to do is in their words (a name of up to three capitalised words, without
     # "the": not "Is the merger going to go ahead?"; round 29).
     re.compile(
-        r"^(?i:is|was|are|were)\s+(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+){0,2})\s+"
+        rf"^(?i:is|was|are|were)\s+(?P<who>{SHORT_NAME})\s+"
         r"(?:planning|going|set|ready|willing|prepared|keen|hoping|intending)\s+to\s+(?P<claim>.+?)" + _END
     ),
     re.compile(
-        r"^(?i:would|will)\s+(?P<who>[A-Z][\w’'\-]+(?:\s+[A-Z][\w’'\-]+){0,2})\s+"
+        rf"^(?i:would|will)\s+(?P<who>{SHORT_NAME})\s+"
         r"(?P<claim>(?:hand|give|offer|sign|sell|let|allow|consider|accept|quit|leave|stay|stand\s+down|step\s+down"
         r"|resign|retire|appeal|apologise|apologize)\b.+?)" + _END
     ),

@@ -428,7 +428,7 @@ class People:
                 aside = self._in_affiliation_or_report(match.start(), match.end(), found[-1] if found else None)
                 # "Mr Livingstone's comments were …": the possessor is not the subject.
                 # ("Mr Blair's was asked": a slip for "Mr Blair was", the subject after all.)
-                possessive = bool(re.search(r"['’]s$", written)) and not _FINITE_AFTER.match(self.text, match.end())
+                possessive = bool(_POSSESSIVE_END.search(written)) and not _FINITE_AFTER.match(self.text, match.end())
                 subject = not aside and (
                     (possessive and self._possessor_speaks(match.start(), match.end()))
                     or (
@@ -572,7 +572,7 @@ class People:
         return named[-1] if named else None
 
     def _possessor(self, mention: Mention) -> bool:
-        return bool(re.search(r"['’]s$", self.text[mention.start : mention.end]))
+        return bool(_POSSESSIVE_END.search(self.text[mention.start : mention.end]))
 
     def _in_quote(self, position: int) -> bool:
         index = bisect.bisect_right(self._quoted_starts, position) - 1
